@@ -74,8 +74,10 @@ export const docs = taggedOperations(TAGS, {
       'Builds the document’s snapshot and renders it first, then re-checks the session (revoked, expired or ' +
       'idle meanwhile: refused, no byte sent) and logs the view or download with the checksum and size ' +
       'before the bytes go. action=download needs a grant with presentation DOWNLOAD (else 403 ' +
-      'SHARE_DOWNLOAD_NOT_ALLOWED). A HEAD sends no bytes, so it is 405 METHOD_NOT_ALLOWED (Allow: GET): ' +
-      'nothing rendered, nothing logged.',
+      'SHARE_DOWNLOAD_NOT_ALLOWED). 500 DOCUMENT_RENDER_FAILED when the PDF cannot be produced; 503 ' +
+      'SERVICE_UNAVAILABLE with Retry-After when Temporal does not answer or the render has not finished within ' +
+      '20 s (nothing sent or logged; the render goes on and a retry gets its PDF). A HEAD sends no bytes, so it ' +
+      'is 405 METHOD_NOT_ALLOWED (Allow: GET): nothing rendered, nothing logged.',
     responses: {
       200: PdfResponse,
       ...errorResponses(400, 401, 403, 405, 409, 410, 429, 500),

@@ -52,8 +52,10 @@ export const docs = taggedOperations(['Tickets and documents'], {
       'changed it is byte-identical; after the tickets were re-issued it is a new snapshot with the new ' +
       'credentials. Its SHA-256 is recorded in the render log before any byte is sent (also sent as the ' +
       'Digest header). Inline, file name booking-<code>-<type>-<locale>.pdf; locale defaults to ar. 500 ' +
-      'DOCUMENT_RENDER_FAILED when the PDF or its checksum cannot be stored; 503 SERVICE_UNAVAILABLE (Retry-After) ' +
-      'when it still has to be rendered and Temporal does not answer. A HEAD sends no bytes, so it ' +
+      'DOCUMENT_RENDER_FAILED when the PDF or its checksum cannot be stored; 503 SERVICE_UNAVAILABLE (Retry-After: 5, ' +
+      'details.retryAfterSeconds) when it still has to be rendered and Temporal does not answer, or when its render ' +
+      'has not finished within 20 s (no worker free to run it): nothing sent or logged, the render goes on and a ' +
+      'retry gets its PDF. A HEAD sends no bytes, so it ' +
       'is 405 METHOD_NOT_ALLOWED (Allow: GET): nothing rendered, nothing logged.',
     responses: {
       200: PdfResponse,
@@ -73,7 +75,8 @@ export const docs = taggedOperations(['Tickets and documents'], {
       'downloads reuse it and re-render from it when its bytes are missing; in the other locale they print its facts ' +
       "(the company's name and phone as they were at issue) in that language. The checksum is recorded before any byte " +
       'is sent; 500 DOCUMENT_RENDER_FAILED when it cannot be (503 SERVICE_UNAVAILABLE with Retry-After while ' +
-      'Temporal does not answer). File name booking-<code>-receipt|refund-<locale>.pdf. ' +
+      'Temporal does not answer, or when the render has not finished within 20 s: the render goes on and a retry ' +
+      'gets its PDF). File name booking-<code>-receipt|refund-<locale>.pdf. ' +
       'A HEAD sends no bytes, so it is 405 METHOD_NOT_ALLOWED (Allow: GET): nothing rendered, nothing logged.',
     responses: {
       200: PdfResponse,

@@ -306,6 +306,8 @@ export const docs = taggedOperations(TAGS, {
       'record gives its refund notice. Receipt (RCP-<year>-<n>) and refund notice (RFD-<year>-<n>) are distinct documents ' +
       "whose numbers are fixed at first issue and shared with the traveller's download; each is an immutable snapshot whose " +
       'bytes and SHA-256 are stored, and the download logged, before a private, no-store PDF is sent. locale ar (default) or en. ' +
+      '500 DOCUMENT_RENDER_FAILED when the PDF cannot be produced; 503 SERVICE_UNAVAILABLE with Retry-After when Temporal ' +
+      'does not answer or the render has not finished within 20 s (the render goes on and a retry gets its PDF). ' +
       'A HEAD sends no bytes, so it is 405 METHOD_NOT_ALLOWED (Allow: GET): nothing rendered, nothing logged.',
     responses: { 200: PdfResponse, ...errorResponses(400, 401, 403, 404, 405, 409, 500) },
   },

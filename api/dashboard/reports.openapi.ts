@@ -77,7 +77,7 @@ const STATES =
   'size of the file: ready (rows), no_data (a valid file without rows: the CSV header, JSON rows [], a PDF ' +
   'saying so), unauthorized (403 REPORT_UNAUTHORIZED, body state "unauthorized") and export_failed (500 ' +
   'REPORT_EXPORT_FAILED when the PDF cannot be produced, 503 SERVICE_UNAVAILABLE with Retry-After when it cannot ' +
-  'be now because Temporal does not answer, 422 REPORT_TOO_LARGE_FOR_PDF; a CSV or JSON stream cut ' +
+  'be now because Temporal does not answer or its render has not finished within 20 s (a retry is a new export), 422 REPORT_TOO_LARGE_FOR_PDF; a CSV or JSON stream cut ' +
   'short is recorded so too). Headers X-Report-Id and X-Report-State (ready or no_data) come with every file. A HEAD ' +
   'sends no file, so it is 405 METHOD_NOT_ALLOWED (Allow: GET): no export made, nothing recorded.';
 const ACCESS =
