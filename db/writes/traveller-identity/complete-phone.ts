@@ -12,6 +12,7 @@ import { withDeadlockRetry } from '../../pg-errors.js';
 import { failClosed, lockKey, summaryOf, type TravellerSummary } from './accounts.js';
 import {
   ACCOUNT_HAS_OPERATIONAL_DATA,
+  lockIdleLoyaltyAccounts,
   moveAccountData,
   moveProfileData,
   PROFILE_HAS_OPERATIONAL_DATA,
@@ -56,6 +57,7 @@ export async function completePhone(db: Database, userId: string, phone: string)
             const passengerId = await attachPhone(client, userId, phone, plan.mine);
             return { passengerId, merged: false, user: await summaryOf(client, userId) };
           }
+          await weighAgainWithIdleLoyalty(client, userId, users, records);
           if (plan.oldUserId) await moveAccountData(client, plan.oldUserId, userId);
           const passengerId = await mergePassengers(client, phone, plan.canonical, plan.absorbed);
           if (plan.oldUserId) await retireOldUser(client, plan.oldUserId, passengerId);
@@ -86,6 +88,8 @@ interface IdRow {
   id: string;
 }
 
+const idsOf = (rows: readonly IdRow[]): string[] => rows.map((row) => row.id);
+
 const toPhoneAccount = (row: PhoneAccountRow): PhoneAccount => ({
   id: row.id,
   phone: row.phone,
@@ -108,13 +112,17 @@ async function lockUsers(client: PoolClient, userId: string, phone: string): Pro
     'select u.id from users u where u.id = $1 or u.phone = $2 order by u.id for update',
     [userId, phone],
   );
+  return weighUsers(client, idsOf(locked));
+}
+
+async function weighUsers(client: PoolClient, userIds: string[]): Promise<PhoneAccount[]> {
   const { rows } = await client.query<PhoneAccountRow>(
     `select u.id, u.phone, u.passenger_id, u.app_metadata, u.status, u.password_hash is not null as has_password,
             u.email_verified_at is not null as email_verified,
             exists (select 1 from user_identities i where i.user_id = u.id) as has_identity,
             ${ACCOUNT_HAS_OPERATIONAL_DATA} as has_operational_data
      from users u where u.id = any($1::uuid[]) order by u.id`,
-    [locked.map((row) => row.id)],
+    [userIds],
   );
   return rows.map(toPhoneAccount);
 }
@@ -143,13 +151,45 @@ async function lockPassengers(
     'select p.id from passengers p where p.phone = $1 or p.id = any($2::uuid[]) order by p.id for update',
     [phone, ids.filter((id): id is string => Boolean(id))],
   );
+  return weighPassengers(client, idsOf(locked));
+}
+
+async function weighPassengers(client: PoolClient, passengerIds: string[]): Promise<TravellerRecord[]> {
   const { rows } = await client.query<TravellerRecordRow>(
     `select p.id, extract(epoch from p.created_at)::float8 as created_epoch, p.merged_into_id,
             ${PROFILE_HAS_OPERATIONAL_DATA} as has_operational_data
      from passengers p where p.id = any($1::uuid[]) order by p.id`,
-    [locked.map((row) => row.id)],
+    [passengerIds],
   );
   return rows.map(toTravellerRecord);
+}
+
+/**
+ * Before anything moves: the idle loyalty accounts of the sides weighed without operational data
+ * are locked (lockIdleLoyaltyAccounts: a referral naming one of them, or points posted to it, may
+ * have been under way), and when there are any the same users and profiles are weighed again by the
+ * same rule, which refuses (409 ACCOUNT_LINK_REQUIRES_RECOVERY, nothing moved) once such an account
+ * is no longer idle and the other side has operational data too. Nothing else the rule reads can
+ * change meanwhile (the users and profiles are ours), so a plan that passes again is the same plan.
+ */
+async function weighAgainWithIdleLoyalty(
+  client: PoolClient,
+  userId: string,
+  users: PhoneAccount[],
+  records: TravellerRecord[],
+): Promise<void> {
+  const locked = await lockIdleLoyaltyAccounts(
+    client,
+    users.filter((user) => !user.hasOperationalData).map((user) => user.id),
+    records.filter((record) => !record.hasOperationalData).map((record) => record.id),
+  );
+  if (!locked) return;
+  const again = await weighUsers(client, idsOf(users));
+  planPhoneCompletion({
+    me: again.find((user) => user.id === userId)!,
+    oldUser: again.find((user) => user.id !== userId) ?? null,
+    records: await weighPassengers(client, idsOf(records)),
+  });
 }
 
 async function attachPhone(

@@ -20,6 +20,10 @@ import type { PoolClient } from 'pg';
  *   stays its own), traveller_sessions and refresh_tokens (the old account's are revoked),
  *   email_tokens (they stop matching once the address is released).
  * History that keeps who acted: audit_log, document_access_log.
+ *
+ * Everything counted hangs on the users and passengers rows the merge locks before it weighs, except
+ * what names a loyalty account only: a ledger entry, or a referral naming the account's code as its
+ * referrer (lockIdleLoyaltyAccounts).
  */
 
 /** A loyalty account `a` nothing ever happened on: no ledger entry, no voucher, no referral. */
@@ -45,6 +49,31 @@ export const PROFILE_HAS_OPERATIONAL_DATA = `(
   or exists (select 1 from journeys j where j.passenger_id = p.id)
   or exists (select 1 from bookings b where b.passenger_id = p.id)
   or exists (select 1 from loyalty_accounts a where a.passenger_id = p.id and not (${IDLE_LOYALTY_ACCOUNT})))`;
+
+/**
+ * Locks (FOR UPDATE) the loyalty accounts of the users and profiles weighed without operational
+ * data, all of them idle then, and answers whether there was any. A ledger entry or a referral
+ * naming an account's code holds only the account row (FOR KEY SHARE), not the users row the merge
+ * holds, so one may be under way, or commit, after the weigh: once the lock is ours none is in
+ * flight, and the caller weighs again in a later statement, which sees what they wrote (an account
+ * that became a referrer no longer gives way: the merge is refused when both sides now have
+ * operational data, instead of failing to delete an account a referral names). Taken before the
+ * bookings move without a cycle: a side with no operational data has no bookings whose points
+ * writer (the booking, then its account) could hold one of these accounts.
+ */
+export async function lockIdleLoyaltyAccounts(
+  client: PoolClient,
+  userIds: string[],
+  passengerIds: string[],
+): Promise<boolean> {
+  if (userIds.length === 0 && passengerIds.length === 0) return false;
+  const { rows } = await client.query(
+    `select id from loyalty_accounts where user_id = any($1::uuid[]) or passenger_id = any($2::uuid[])
+      order by id for update`,
+    [userIds, passengerIds],
+  );
+  return rows.length > 0;
+}
 
 /**
  * Gives everything the old account did to the surviving one, in the order the writers of those

@@ -840,6 +840,113 @@ describe('POST /auth/customer/complete-phone', () => {
     expect(await app.db.query('select id from loyalty_accounts where id = $1', [empty!.id])).toEqual([]);
   }, 60_000);
 
+  /**
+   * A friend's referral naming `referralCode` that already holds its referrer's account when the
+   * merge of `phone` into the signed-in `token` starts: a referral of the friend by someone else,
+   * not committed yet, makes the friend's own wait at its insert; the merge then starts and waits on
+   * the friend's referral, and the other referral is let go, so the friend's is recorded first.
+   * Answers the referral's answer and the merge's.
+   */
+  async function mergeBehindReferral(
+    companyId: string,
+    referralCode: string,
+    merge: { token: string; phone: string; code: string },
+  ) {
+    const friend = await app.signIn();
+    const friendAccountId = await ensureAccount(app.db.pool, companyId, friend.userId);
+    const other = await app.signIn();
+    const otherAccountId = await ensureAccount(app.db.pool, companyId, other.userId);
+    const blocker = await holdLock(
+      app.db,
+      `insert into loyalty_referrals (company_id, referrer_account_id, referee_account_id)
+       values ('${companyId}', '${otherAccountId}', '${friendAccountId}')`,
+    );
+    try {
+      const referring = app.request('/api/loyalty/referral', {
+        method: 'POST',
+        json: { companyId, referralCode },
+        token: friend.token,
+      });
+      await waitersOf(app.db, blocker.pid, 1);
+      const merging = complete(merge.token, { phone: merge.phone, code: merge.code, method: 'sms' });
+      await waitersOf(app.db, blocker.pid, 2);
+      await blocker.release();
+      return { friend, referred: await referring, merged: await merging };
+    } finally {
+      await blocker.release();
+    }
+  }
+
+  /** The loyalty accounts (every column) of these travellers in a company. */
+  const loyaltyAccountsOf = (companyId: string, userIds: string[]) =>
+    app.db.query(
+      'select * from loyalty_accounts where company_id = $1 and user_id = any($2::uuid[]) order by id',
+      [companyId, userIds],
+    );
+
+  it("refuses the merge 409 ACCOUNT_LINK_REQUIRES_RECOVERY once a friend's referral, already under way, names the surviving account's empty account, and moves nothing", async () => {
+    const trip = await bookableTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId, { referralPoints: 500 });
+    const old = await oldPhoneTraveller();
+    await creditPoints(app.db, { companyId: trip.companyId, userId: old.userId!, points: 40 });
+    const traveller = await idpTraveller();
+    const survivorCode = await ownReferralCode(traveller.token, trip.companyId);
+    const [empty] = await app.db.query<{ id: string }>(
+      'select id from loyalty_accounts where company_id = $1 and user_id = $2',
+      [trip.companyId, traveller.userId],
+    );
+    const code = await codeFor(old.phone);
+    const state = async () => ({
+      rows: await snapshot([traveller.userId, old.userId], [old.passengerId]),
+      loyalty: await loyaltyAccountsOf(trip.companyId, [old.userId!, traveller.userId]),
+    });
+    const before = await state();
+
+    // The empty account would give way to the old account's, which has points; once it is a
+    // referrer both sides have loyalty activity in the program.
+    const { friend, referred, merged } = await mergeBehindReferral(trip.companyId, survivorCode, {
+      token: traveller.token,
+      phone: old.phone,
+      code,
+    });
+    expect(referred.status, referred.text).toBe(201);
+    expectError(merged, 409, 'ACCOUNT_LINK_REQUIRES_RECOVERY');
+    expect(await referralsEnteredBy(friend.userId)).toEqual([{ referrer_account_id: empty!.id }]);
+    expect(await state()).toEqual(before);
+  }, 60_000);
+
+  it("refuses the merge 409 ACCOUNT_LINK_REQUIRES_RECOVERY once a friend's referral, already under way, names the old account's empty account while the surviving account has bookings, and moves nothing", async () => {
+    const trip = await bookableTrip(app.db);
+    await loyaltyProgram(app.db, trip.companyId, { referralPoints: 500 });
+    const old = await oldPhoneTraveller();
+    const oldAccountId = await ensureAccount(app.db.pool, trip.companyId, old.userId!);
+    const [oldAccount] = await app.db.query<{ referral_code: string }>(
+      'select referral_code from loyalty_accounts where id = $1',
+      [oldAccountId],
+    );
+    const traveller = await idpTraveller();
+    await bookedJourney(traveller.userId);
+    await ensureAccount(app.db.pool, trip.companyId, traveller.userId);
+    const code = await codeFor(old.phone);
+    const state = async () => ({
+      rows: await snapshot([traveller.userId, old.userId], [old.passengerId]),
+      loyalty: await loyaltyAccountsOf(trip.companyId, [old.userId!, traveller.userId]),
+    });
+    const before = await state();
+
+    // The old account had nothing but an empty account, which would give way to the surviving
+    // account's; once it is a referrer the old side has loyalty activity and this side bookings.
+    const { friend, referred, merged } = await mergeBehindReferral(
+      trip.companyId,
+      oldAccount!.referral_code,
+      { token: traveller.token, phone: old.phone, code },
+    );
+    expect(referred.status, referred.text).toBe(201);
+    expectError(merged, 409, 'ACCOUNT_LINK_REQUIRES_RECOVERY');
+    expect(await referralsEnteredBy(friend.userId)).toEqual([{ referrer_account_id: oldAccountId }]);
+    expect(await state()).toEqual(before);
+  }, 60_000);
+
   it("records a friend's referral naming the old account's code, which the merge moves, as referred by the surviving account", async () => {
     const trip = await bookableTrip(app.db);
     await loyaltyProgram(app.db, trip.companyId, { referralPoints: 500 });
