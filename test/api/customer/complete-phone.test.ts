@@ -311,6 +311,21 @@ describe('POST /auth/customer/complete-phone', () => {
     }
   }
 
+  /** whileMerging `old` into `traveller`, the merge waiting first on the old account's users row. */
+  const whileMergingOld = <Answer = TestResponse>(
+    traveller: { token: string },
+    old: { userId: string | null; phone: string },
+    code: string,
+    request: () => Promise<Answer>,
+  ) =>
+    whileMerging(
+      traveller.token,
+      old.phone,
+      code,
+      `select id from users where id = '${old.userId}' for update`,
+      request,
+    );
+
   it('gives the merged traveller the journeys and tickets the old phone-only account booked', async () => {
     const old = await oldPhoneTraveller();
     const rows = await bookedJourney(old.userId!);
@@ -472,17 +487,12 @@ describe('POST /auth/customer/complete-phone', () => {
 
     // The old account's row is busy: the merge waits on it first, then the old session's seat lock
     // (authenticated while its session was live) queues behind the merge.
-    const { answer: locking } = await whileMerging(
-      traveller.token,
-      old.phone,
-      code,
-      `select id from users where id = '${old.userId}' for update`,
-      () =>
-        app.request('/api/seat-locks', {
-          method: 'POST',
-          token: oldSession.token,
-          json: { trip_id: trip.tripId, seat_numbers: ['1'] },
-        }),
+    const { answer: locking } = await whileMergingOld(traveller, old, code, () =>
+      app.request('/api/seat-locks', {
+        method: 'POST',
+        token: oldSession.token,
+        json: { trip_id: trip.tripId, seat_numbers: ['1'] },
+      }),
     );
     expectError(locking, 401, 'AUTH_REQUIRED');
     expect(await app.db.query('select id from hold_batches where owner_user_id = $1', [old.userId])).toEqual(
@@ -506,17 +516,12 @@ describe('POST /auth/customer/complete-phone', () => {
 
     // The old account's row is busy: the merge waits on it first, then the old session's link
     // (authenticated while its session was live) queues behind the merge.
-    const { answer: linking } = await whileMerging(
-      traveller.token,
-      old.phone,
-      code,
-      `select id from users where id = '${old.userId}' for update`,
-      () =>
-        app.request('/api/profile/security/identities/idp', {
-          method: 'POST',
-          token: oldSession.token,
-          json: { idToken, flowId: flow.body.data.flowId },
-        }),
+    const { answer: linking } = await whileMergingOld(traveller, old, code, () =>
+      app.request('/api/profile/security/identities/idp', {
+        method: 'POST',
+        token: oldSession.token,
+        json: { idToken, flowId: flow.body.data.flowId },
+      }),
     );
     expectError(linking, 401, 'AUTH_REQUIRED');
     // Nothing written: no subject on the disabled account, its address still released, the flow unused.
@@ -553,13 +558,7 @@ describe('POST /auth/customer/complete-phone', () => {
       );
 
     // The sign-in opens its session while the merge holds the old account: it waits for the merge.
-    const { answer: racing } = await whileMerging(
-      traveller.token,
-      old.phone,
-      code,
-      `select id from users where id = '${old.userId}' for update`,
-      signIn,
-    );
+    const { answer: racing } = await whileMergingOld(traveller, old, code, signIn);
     expect(racing).toBe('403 ACCOUNT_DISABLED');
     // And one that opens it after the merge ended.
     expect(await signIn()).toBe('403 ACCOUNT_DISABLED');
@@ -645,17 +644,12 @@ describe('POST /auth/customer/complete-phone', () => {
     const traveller = await idpTraveller();
     const code = await codeFor(old.phone);
 
-    const { answer: opened } = await whileMerging(
-      traveller.token,
-      old.phone,
-      code,
-      `select id from users where id = '${old.userId}' for update`,
-      () =>
-        app.request('/api/support-tickets', {
-          method: 'POST',
-          json: { bookingId: rows.bookingId, subject: 'Lost bag', message: 'My bag stayed on the bus' },
-          token: oldSession.token,
-        }),
+    const { answer: opened } = await whileMergingOld(traveller, old, code, () =>
+      app.request('/api/support-tickets', {
+        method: 'POST',
+        json: { bookingId: rows.bookingId, subject: 'Lost bag', message: 'My bag stayed on the bus' },
+        token: oldSession.token,
+      }),
     );
     if (opened.status === 201) {
       const read = await app.request(`/api/support-tickets/${opened.body.data.id}`, {
@@ -669,6 +663,24 @@ describe('POST /auth/customer/complete-phone', () => {
       expect(opened.status, opened.text).toBe(401);
     }
   }, 60_000);
+
+  /**
+   * A friend's POST /loyalty/referral with `referral`, queued behind the merge of `old` into
+   * `traveller`, which waits first on the loyalty account `accountId`.
+   */
+  const friendsReferralWhileMerging = (
+    merge: { traveller: { token: string }; old: { phone: string }; code: string },
+    accountId: string,
+    referral: { companyId: string; referralCode: string },
+    friend: { token: string },
+  ) =>
+    whileMerging(
+      merge.traveller.token,
+      merge.old.phone,
+      merge.code,
+      `select id from loyalty_accounts where id = '${accountId}' for update`,
+      () => app.request('/api/loyalty/referral', { method: 'POST', json: referral, token: friend.token }),
+    );
 
   /** The referral code of a third traveller in the company's program. */
   const referralCodeIn = async (companyId: string) => {
@@ -700,17 +712,12 @@ describe('POST /auth/customer/complete-phone', () => {
 
     // The old account's row is busy: the merge waits on it first, then the old session's referral
     // (authenticated while its session was live) queues behind the merge.
-    const { answer: referring } = await whileMerging(
-      traveller.token,
-      old.phone,
-      code,
-      `select id from users where id = '${old.userId}' for update`,
-      () =>
-        app.request('/api/loyalty/referral', {
-          method: 'POST',
-          json: { companyId: trip.companyId, referralCode },
-          token: oldSession.token,
-        }),
+    const { answer: referring } = await whileMergingOld(traveller, old, code, () =>
+      app.request('/api/loyalty/referral', {
+        method: 'POST',
+        json: { companyId: trip.companyId, referralCode },
+        token: oldSession.token,
+      }),
     );
     expectError(referring, 401, 'AUTH_REQUIRED');
     expect(await referralsOf(old.userId!)).toEqual([]);
@@ -765,12 +772,8 @@ describe('POST /auth/customer/complete-phone', () => {
 
     // The old account's row is busy: the merge waits on it first, then the trip's award (which
     // listed the booking under its old owner) queues behind the merge.
-    const { answer: awarded } = await whileMerging(
-      traveller.token,
-      old.phone,
-      code,
-      `select id from users where id = '${old.userId}' for update`,
-      () => awardTripPoints(app.db, trip.tripId),
+    const { answer: awarded } = await whileMergingOld(traveller, old, code, () =>
+      awardTripPoints(app.db, trip.tripId),
     );
     expect(awarded).toMatchObject({ bookingsCredited: 1, pointsCredited: 2500 });
     expect(await earningsOf(bookingId)).toEqual([{ user_id: traveller.userId, points: 2500 }]);
@@ -806,7 +809,12 @@ describe('POST /auth/customer/complete-phone', () => {
       [userId],
     );
 
-  it("refuses a friend's referral naming the surviving account's empty account, which the merge removes, 404 LOYALTY_REFERRAL_NOT_FOUND", async () => {
+  /**
+   * A programme paying referrals; an old phone-only account with points in it, and a new account
+   * whose loyalty account there is empty (its referral code asked for): the empty one gives way to
+   * the old one's in a merge.
+   */
+  async function survivorWithEmptyAccount() {
     const trip = await bookableTrip(app.db);
     await loyaltyProgram(app.db, trip.companyId, { referralPoints: 500 });
     const old = await oldPhoneTraveller();
@@ -817,27 +825,26 @@ describe('POST /auth/customer/complete-phone', () => {
       'select id from loyalty_accounts where company_id = $1 and user_id = $2',
       [trip.companyId, traveller.userId],
     );
+    return { trip, old, traveller, survivorCode, empty: empty! };
+  }
+
+  it("refuses a friend's referral naming the surviving account's empty account, which the merge removes, 404 LOYALTY_REFERRAL_NOT_FOUND", async () => {
+    const { trip, old, traveller, survivorCode, empty } = await survivorWithEmptyAccount();
     const friend = await app.signIn();
     const code = await codeFor(old.phone);
 
     // The surviving account's empty loyalty account is busy: the merge waits on it to remove it (the
     // old account's, which has points, takes its place), and the friend's referral naming its code
     // queues behind the merge.
-    const { answer: referring } = await whileMerging(
-      traveller.token,
-      old.phone,
-      code,
-      `select id from loyalty_accounts where id = '${empty!.id}' for update`,
-      () =>
-        app.request('/api/loyalty/referral', {
-          method: 'POST',
-          json: { companyId: trip.companyId, referralCode: survivorCode },
-          token: friend.token,
-        }),
+    const { answer: referring } = await friendsReferralWhileMerging(
+      { traveller, old, code },
+      empty.id,
+      { companyId: trip.companyId, referralCode: survivorCode },
+      friend,
     );
     expectError(referring, 404, 'LOYALTY_REFERRAL_NOT_FOUND');
     expect(await referralsEnteredBy(friend.userId)).toEqual([]);
-    expect(await app.db.query('select id from loyalty_accounts where id = $1', [empty!.id])).toEqual([]);
+    expect(await app.db.query('select id from loyalty_accounts where id = $1', [empty.id])).toEqual([]);
   }, 60_000);
 
   /**
@@ -885,16 +892,7 @@ describe('POST /auth/customer/complete-phone', () => {
     );
 
   it("refuses the merge 409 ACCOUNT_LINK_REQUIRES_RECOVERY once a friend's referral, already under way, names the surviving account's empty account, and moves nothing", async () => {
-    const trip = await bookableTrip(app.db);
-    await loyaltyProgram(app.db, trip.companyId, { referralPoints: 500 });
-    const old = await oldPhoneTraveller();
-    await creditPoints(app.db, { companyId: trip.companyId, userId: old.userId!, points: 40 });
-    const traveller = await idpTraveller();
-    const survivorCode = await ownReferralCode(traveller.token, trip.companyId);
-    const [empty] = await app.db.query<{ id: string }>(
-      'select id from loyalty_accounts where company_id = $1 and user_id = $2',
-      [trip.companyId, traveller.userId],
-    );
+    const { trip, old, traveller, survivorCode, empty } = await survivorWithEmptyAccount();
     const code = await codeFor(old.phone);
     const state = async () => ({
       rows: await snapshot([traveller.userId, old.userId], [old.passengerId]),
@@ -911,7 +909,7 @@ describe('POST /auth/customer/complete-phone', () => {
     });
     expect(referred.status, referred.text).toBe(201);
     expectError(merged, 409, 'ACCOUNT_LINK_REQUIRES_RECOVERY');
-    expect(await referralsEnteredBy(friend.userId)).toEqual([{ referrer_account_id: empty!.id }]);
+    expect(await referralsEnteredBy(friend.userId)).toEqual([{ referrer_account_id: empty.id }]);
     expect(await state()).toEqual(before);
   }, 60_000);
 
@@ -962,17 +960,11 @@ describe('POST /auth/customer/complete-phone', () => {
 
     // The old account's loyalty account is busy: the merge waits on it to give it to the surviving
     // account, and the friend's referral naming its code queues behind the merge.
-    const { answer: referring } = await whileMerging(
-      traveller.token,
-      old.phone,
-      code,
-      `select id from loyalty_accounts where id = '${oldAccount!.id}' for update`,
-      () =>
-        app.request('/api/loyalty/referral', {
-          method: 'POST',
-          json: { companyId: trip.companyId, referralCode: oldAccount!.referral_code },
-          token: friend.token,
-        }),
+    const { answer: referring } = await friendsReferralWhileMerging(
+      { traveller, old, code },
+      oldAccount!.id,
+      { companyId: trip.companyId, referralCode: oldAccount!.referral_code },
+      friend,
     );
     expect(referring.status, referring.text).toBe(201);
     expect(await referralsEnteredBy(friend.userId)).toEqual([{ referrer_account_id: oldAccount!.id }]);
@@ -1042,18 +1034,13 @@ describe('POST /auth/customer/complete-phone', () => {
 
       // The old account's row is busy: the merge waits on it first, then support's ticket about the
       // old account's booking (its traveller follows) queues behind the merge.
-      const { answer: opened } = await whileMerging(
-        traveller.token,
-        old.phone,
-        code,
-        `select id from users where id = '${old.userId}' for update`,
-        () =>
-          support.browser.send('POST', '/tickets', {
-            subject: 'Lost bag',
-            message: 'The traveller phoned about a bag left on the bus',
-            bookingId: rows.bookingId,
-            ...naming(old.userId!),
-          }),
+      const { answer: opened } = await whileMergingOld(traveller, old, code, () =>
+        support.browser.send('POST', '/tickets', {
+          subject: 'Lost bag',
+          message: 'The traveller phoned about a bag left on the bus',
+          bookingId: rows.bookingId,
+          ...naming(old.userId!),
+        }),
       );
       expect({ status: opened.status, errorCode: opened.body?.errorCode ?? null }, opened.text).toEqual({
         status,
