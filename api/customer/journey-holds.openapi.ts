@@ -240,7 +240,8 @@ const CONFIRM_RULES =
   '(payload, signature, key_id) and boarding_authorized true; any manual → REQUESTED with confirmation.deadline (now + the ' +
   "company's decision window), the seats stay held until then, every ticket PENDING_CONFIRMATION with payload and signature " +
   'null and boarding_authorized false. All manual companies approve → CONFIRMED; one rejects → CANCELLED with failure_reason ' +
-  'COMPANY_REJECTED; the deadline passes → CANCELLED with failure_reason DECISION_DEADLINE_PASSED (seats released either way). ' +
+  'COMPANY_REJECTED; the deadline passes → CANCELLED with failure_reason DECISION_DEADLINE_PASSED (seats released either way; ' +
+  'from the deadline on they are free to others and the next read of the journey or order shows it CANCELLED). ' +
   'A company suspended while the journey waits ends it with COMPANY_SUSPENDED, and a trip cancelled by its company ' +
   'with TRIP_CANCELLED. ' +
   'Never show a QR code or request a PDF by booking.status alone: use confirmation and boarding_authorized. ' +

@@ -339,7 +339,9 @@ const READINESS =
   'first) stop START_BOARDING and DEPART; ' +
   'CASH_TO_COLLECT (checked-in travellers with unpaid bookings costing more than 0: record the collection first, ' +
   'at the office or by the driver) and ' +
-  'REQUESTS_PENDING (journey requests still awaiting the company decision) stop DEPART. A stopped action is 409 ' +
+  'REQUESTS_PENDING (journey requests still awaiting the company decision; a request whose decision deadline has ' +
+  'passed awaits nobody: the DEPART releases its journey or order, CANCELLED with DECISION_DEADLINE_PASSED) stop ' +
+  'DEPART. A stopped action is 409 ' +
   'TRIP_NOT_READY with details.blockers.';
 
 const ACCESS =

@@ -16,6 +16,7 @@ import {
   draftOrder,
   expireOverdueHold,
   placeHoldWithProjection,
+  releaseOverdueScope,
   releaseHold as releaseHoldBatch,
   type Admission,
   type DraftCaller,
@@ -79,13 +80,17 @@ async function ownedScope(
   return owned;
 }
 
-/** The confirmation projection of the caller's journey or order (404 for anyone else's). */
+/**
+ * The confirmation projection of the caller's journey or order (404 for anyone else's). An overdue
+ * hold or decision deadline is written first (EXPIRED, or CANCELLED with DECISION_DEADLINE_PASSED),
+ * so the projection shows it whether or not a worker has run since.
+ */
 export async function scopeProjection(
   db: Database,
   scope: ConfirmationScope,
   userId: string,
 ): Promise<ConfirmationProjection> {
-  await expireOverdueHold(db, scope);
+  if (!(await expireOverdueHold(db, scope))) await releaseOverdueScope(db, scope);
   const data = await readConfirmationProjection(db, scope, userId);
   if (!data) throw notFound(scope.kind);
   return data;

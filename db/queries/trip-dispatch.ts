@@ -226,7 +226,9 @@ const OUT_ON_TRIP = `'BOARDING', 'DEPARTED'`;
  * What readiness is judged by (domain/trip-dispatch.ts readinessBlockers). Runs on its own or
  * inside the transition transaction, after the trip is locked. Pending requests are the trip's
  * booking rows awaiting a decision of the trip's own company: a row of a journey that waits only
- * for another company (whose leg this company confirms automatically) does not hold the bus.
+ * for another company (whose leg this company confirms automatically) does not hold the bus, nor
+ * does a request whose deadline has passed (no decision can be taken on it; its scope is released
+ * by the sweep, or by the DEPART itself: db/writes/journeys/decide.ts releaseOverdueScopesOfTrip).
  */
 export async function readinessFacts(runner: SqlRunner, tripId: string): Promise<ReadinessFacts> {
   const [row] = await rowsOf<ReadinessRow>(
@@ -240,7 +242,7 @@ export async function readinessFacts(runner: SqlRunner, tripId: string): Promise
             (select count(*)::int from bookings k join journeys j on j.id = k.journey_id
               where k.trip_id = t.id and k.status = 'PENDING_CONFIRMATION'
                 and exists (select 1 from confirmation_requests r
-                            where r.company_id = t.company_id and r.status = 'PENDING'
+                            where r.company_id = t.company_id and r.status = 'PENDING' and r.deadline > now()
                               and ((r.scope_kind = 'JOURNEY' and r.scope_id = j.id)
                                    or (r.scope_kind = 'ORDER' and r.scope_id = j.order_id)))) as requests_pending,
             exists (select 1 from trips o where o.bus_id = t.bus_id and o.id <> t.id

@@ -61,7 +61,7 @@ interface HeldSeat {
  * POST .../confirm: turns the ACTIVE hold into tickets, one per traveller and leg, in one
  * transaction. Each company's settings for the channel decide: all automatic → CONFIRMED
  * (allocations CONFIRMED, tickets signed and boarding_authorized, booking rows CONFIRMED); any
- * manual → REQUESTED (allocations stay HELD until the latest deadline, one confirmation request
+ * manual → REQUESTED (allocations stay HELD until the earliest deadline, one confirmation request
  * per manual company due after its decision window, tickets PENDING_CONFIRMATION unsigned, booking
  * rows PENDING_CONFIRMATION). The batch is CONSUMED either way. A retry after commit answers the
  * same outcome with the time left. A leg whose trip can no longer be booked (departed, cancelled,
@@ -133,10 +133,12 @@ export async function confirmLocked(
        select $1, $2, d.company_id, d.deadline from unnest($3::uuid[], $4::timestamptz[]) as d(company_id, deadline)`,
     [input.scope.kind, input.scope.id, decisions.map((decision) => decision.companyId), deadlines],
   );
-  // Inventory stays held as long as any company may still approve.
+  // The seats are held until the earliest deadline, when the scope closes unless that company has
+  // decided (an approval holds them on to the next one: decide.ts holdSeatsUntil). Past it they are
+  // free to every availability read and seat writer, whether or not a worker has released the scope.
   await client.query(
     `update seat_allocations set expires_at = $2 where ${allocationsInIdOrder(`hold_batch_id = $1 and status = 'HELD'`)}`,
-    [input.holdBatchId, new Date(Math.max(...deadlines.map((deadline) => deadline.getTime())))],
+    [input.holdBatchId, scopeDeadline(deadlines)],
   );
   await setScopeStatus(client, input.scope, {
     status: 'REQUESTED',

@@ -25,7 +25,7 @@ import {
   inTripLockedScope,
   type AwaitedDecision,
 } from './outcome.js';
-import { inLockedScope, JourneyRefusal, setScopeStatus, type LockedScope } from './scope.js';
+import { inLockedScope, JourneyRefusal, lockScope, setScopeStatus, type LockedScope } from './scope.js';
 
 export interface DecisionInput {
   scope: ConfirmationScope;
@@ -142,11 +142,11 @@ async function decideLocked(
   }
   const waiting = await currentOutcome(client, input.scope, 'REQUESTED');
   if (waiting.awaiting.length) {
-    // The traveller's deadline is now the earliest one of the companies still deciding.
-    await setScopeStatus(client, input.scope, {
-      status: 'REQUESTED',
-      deadline: waiting.deadline ? new Date(waiting.deadline) : null,
-    });
+    // The traveller's deadline is now the earliest one of the companies still deciding; the seats
+    // are held until then (confirm.ts), when the scope closes unless that company decides.
+    const deadline = waiting.deadline ? new Date(waiting.deadline) : null;
+    await setScopeStatus(client, input.scope, { status: 'REQUESTED', deadline });
+    await holdSeatsUntil(client, locked.journeyIds, deadline);
     return {
       outcome: 'REQUESTED' as const,
       pendingCompanyIds: waiting.awaiting.map((entry) => entry.companyId),
@@ -154,6 +154,26 @@ async function decideLocked(
   }
   await confirmLastApproval(client, input.scope, locked, signing);
   return { outcome: 'CONFIRMED' as const, pendingCompanyIds: [] };
+}
+
+/**
+ * The seats of a REQUESTED scope are held until its earliest pending deadline (allocations'
+ * expires_at): the moment the scope closes unless that company decides. Every availability read
+ * counts them free from then on and every seat writer frees them (db/queries/inventory.ts
+ * LIVE_ALLOCATION, seat-locks.ts expireLapsedHolds), as for a hold's end, whether or not a worker
+ * has released the scope yet.
+ */
+export async function holdSeatsUntil(
+  client: PoolClient,
+  journeyIds: string[],
+  deadline: Date | null,
+): Promise<void> {
+  if (!deadline) return;
+  await client.query(
+    `update seat_allocations set expires_at = $2
+     where ${allocationsInIdOrder(`owner_kind = 'JOURNEY' and owner_id = any($1::uuid[]) and status = 'HELD'`)}`,
+    [journeyIds, deadline],
+  );
 }
 
 /**
@@ -242,23 +262,26 @@ async function outcomeOf(
 
 /**
  * How a closing scope ends its requests still pending (`$1`, `$2`: the scope): one whose own
- * deadline has passed EXPIRES (its company let its window pass: a missed deadline in the platform's
- * analytics); any other is CANCELLED (its company still had time: the scope was ended by another
- * company's rejection or missed deadline, or by a suspension), whoever closes the scope. Passed
- * means at or before the closing transaction's now(); with `$3` true (an older run's timer, which
- * kept the earliest pending deadline on its own clock) also at or before that earliest deadline.
+ * deadline had passed when the scope closed EXPIRES (its company let its window pass: a missed
+ * deadline in the platform's analytics); any other is CANCELLED (its company still had time: the
+ * scope was ended by another company's rejection or missed deadline, or by a suspension), whoever
+ * closes the scope. A rejection or a suspension closes it at its transaction's now(). A deadline
+ * release (`$3` true) closes it at the moment the scope should have closed, its earliest pending
+ * deadline, however late the release runs (a worker down for an hour, an older run's timer a little
+ * ahead of the database's clock): the requests due by then EXPIRE, the others are CANCELLED.
  */
 const END_PENDING_REQUESTS = `update confirmation_requests
-  set status = case when deadline <= greatest(now(), case when $3::boolean then
+  set status = case when deadline <= case when $3::boolean then
                       (select min(o.deadline) from confirmation_requests o
-                       where o.scope_kind = $1 and o.scope_id = $2 and o.status = 'PENDING') end)
+                       where o.scope_kind = $1 and o.scope_id = $2 and o.status = 'PENDING')
+                    else now() end
                     then 'EXPIRED' else 'CANCELLED' end
   where scope_kind = $1 and scope_id = $2 and status = 'PENDING'`;
 
 /**
  * The whole scope ends unconfirmed: seats released, requests still pending EXPIRED or CANCELLED
- * (END_PENDING_REQUESTS: EXPIRED when their own deadline has passed, or when `earliestDue` and theirs
- * is the earliest), tickets and booking rows CANCELLED (booking.cancelled for each), the scope
+ * (END_PENDING_REQUESTS: EXPIRED when their own deadline has passed, for a deadline release
+ * (`atDeadline`) when it had passed at the earliest pending deadline), tickets and booking rows CANCELLED (booking.cancelled for each), the scope
  * CANCELLED with its failure_reason. Runs inside the caller's transaction.
  */
 async function cancelScope(
@@ -266,14 +289,14 @@ async function cancelScope(
   scope: ConfirmationScope,
   journeyIds: string[],
   failureReason: string,
-  earliestDue = false,
+  atDeadline = false,
 ): Promise<void> {
   await client.query(
     `update seat_allocations set status = 'RELEASED', released_at = now()
      where ${allocationsInIdOrder(`owner_kind = 'JOURNEY' and owner_id = any($1::uuid[]) and status in ('HELD', 'CONFIRMED')`)}`,
     [journeyIds],
   );
-  await client.query(END_PENDING_REQUESTS, [scope.kind, scope.id, earliestDue]);
+  await client.query(END_PENDING_REQUESTS, [scope.kind, scope.id, atDeadline]);
   await client.query(
     `update journey_tickets set status = 'CANCELLED', boarding_authorized = false where journey_id = any($1::uuid[])`,
     [journeyIds],
@@ -291,8 +314,8 @@ async function cancelScope(
 
 /**
  * A decision deadline passed with the scope still REQUESTED (an older run's timer at the earliest
- * pending deadline): the requests still pending whose deadline has passed EXPIRE, the earliest
- * one among them whatever the clocks say, the others are CANCELLED, and the whole scope is
+ * pending deadline): the requests due by the earliest pending deadline EXPIRE, whatever the clocks
+ * say, the others are CANCELLED (END_PENDING_REQUESTS), and the whole scope is
  * cancelled with failure_reason DECISION_DEADLINE_PASSED. Answers the scope's status; a scope
  * already decided is left as it is.
  */
@@ -331,8 +354,8 @@ async function settleLocked(
   locked: LockedScope,
 ): Promise<SettledDeadline> {
   if (locked.status !== 'REQUESTED') return { status: locked.status, awaiting: [] };
-  // The scope ends only if a pending request is overdue; then that one EXPIRES and the requests
-  // whose deadline is still ahead are CANCELLED (cancelScope).
+  // The scope ends only if a pending request is overdue; it closed at the earliest pending deadline,
+  // however late this runs: the requests due by then EXPIRE, the others are CANCELLED (cancelScope).
   const { rows } = await client.query<{ overdue: boolean }>(
     `select exists (select 1 from confirmation_requests where scope_kind = $1 and scope_id = $2
                     and status = 'PENDING' and deadline <= now()) as overdue`,
@@ -342,7 +365,7 @@ async function settleLocked(
     const awaiting = await awaitedDecisions(client, scope);
     if (awaiting.length) return { status: 'REQUESTED' as const, awaiting };
   }
-  await cancelScope(client, scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed);
+  await cancelScope(client, scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed, true);
   return { status: 'CANCELLED' as const, awaiting: [] };
 }
 
@@ -381,6 +404,76 @@ export async function releaseOverdueDecisions(db: Database, limit = 50): Promise
     if (settled?.status === 'CANCELLED') released += 1;
   }
   return released;
+}
+
+/** Whether a pending request of the scope is overdue while the scope is still REQUESTED (the database's clock). */
+const OVERDUE_SCOPE = `exists (select 1 from confirmation_requests r
+  where r.scope_kind = $1 and r.scope_id = $2 and r.status = 'PENDING' and r.deadline <= now())`;
+
+/**
+ * A read of the scope (its projection): an overdue REQUESTED scope (for a journey of an order, the
+ * order) is released first, as the sweep would (settleLocked, DECISION_DEADLINE_PASSED, seats
+ * released, booking.cancelled), so the reader sees it CANCELLED whether or not a worker runs. Its lock
+ * does not wait (`nowait`): a scope another transaction holds (a decision, a sweep, its own process
+ * releasing it) is read as it stands. The scope's process, when it wakes, finds it CANCELLED and ends.
+ * Answers whether it released one.
+ */
+export async function releaseOverdueScope(db: Database, scope: ConfirmationScope): Promise<boolean> {
+  const [owner] = await db.query<{ scope_kind: ConfirmationScope['kind']; scope_id: string }>(
+    `select case when j.order_id is null then 'JOURNEY' else 'ORDER' end as scope_kind,
+            coalesce(j.order_id, j.id) as scope_id
+     from journeys j where j.status = 'REQUESTED' and (($1 = 'JOURNEY' and j.id = $2) or ($1 = 'ORDER' and j.order_id = $2))
+     limit 1`,
+    [scope.kind, scope.id],
+  );
+  if (!owner) return false;
+  const owning = { kind: owner.scope_kind, id: owner.scope_id };
+  const [due] = await db.query<{ overdue: boolean }>(`select ${OVERDUE_SCOPE} as overdue`, [
+    owning.kind,
+    owning.id,
+  ]);
+  if (!due?.overdue) return false;
+  const settled = await inLockedScope(
+    db,
+    owning,
+    async (client, locked) => (locked.status === 'REQUESTED' ? settleLocked(client, owning, locked) : null),
+    { nowait: true },
+  ).catch((error: unknown) => {
+    if (pgCode(error) === PG_LOCK_NOT_AVAILABLE) return null;
+    throw error;
+  });
+  return settled?.status === 'CANCELLED';
+}
+
+/**
+ * Inside a DEPART's transaction, which holds the trip (FOR NO KEY UPDATE, before any scope): the
+ * overdue REQUESTED scopes with a booking row on the trip are released there, as the sweep would
+ * (settleLocked), so the trip leaves with their seats freed and their bookings CANCELLED. Each
+ * scope's lock does not wait (`nowait`, in a savepoint so a busy one leaves the transaction usable):
+ * a scope another transaction holds is left to it or the sweep (an overdue request no longer
+ * blocks the departure either way: db/queries/trip-dispatch.ts readinessFacts).
+ */
+export async function releaseOverdueScopesOfTrip(client: PoolClient, tripId: string): Promise<void> {
+  const { rows } = await client.query<{ scope_kind: ConfirmationScope['kind']; scope_id: string }>(
+    `select distinct r.scope_kind, r.scope_id from bookings k join journeys j on j.id = k.journey_id
+     join confirmation_requests r on r.status = 'PENDING' and r.deadline <= now()
+       and ((r.scope_kind = 'JOURNEY' and r.scope_id = j.id) or (r.scope_kind = 'ORDER' and r.scope_id = j.order_id))
+     where k.trip_id = $1 and k.status = 'PENDING_CONFIRMATION' and j.status = 'REQUESTED'
+     order by r.scope_kind, r.scope_id`,
+    [tripId],
+  );
+  for (const row of rows) {
+    const scope = { kind: row.scope_kind, id: row.scope_id };
+    await client.query('savepoint release_overdue_scope');
+    try {
+      const locked = await lockScope(client, scope, { nowait: true });
+      if (locked.status === 'REQUESTED') await settleLocked(client, scope, locked);
+      await client.query('release savepoint release_overdue_scope');
+    } catch (error) {
+      if (pgCode(error) !== PG_LOCK_NOT_AVAILABLE) throw error;
+      await client.query('rollback to savepoint release_overdue_scope');
+    }
+  }
 }
 
 /**

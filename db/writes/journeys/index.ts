@@ -14,6 +14,8 @@ export {
   pendingDecisions,
   recordDecision,
   releaseOverdueDecisions,
+  releaseOverdueScope,
+  releaseOverdueScopesOfTrip,
   settleDecisionDeadline,
   type DecisionInput,
   type DecisionOutcome,

@@ -6,6 +6,7 @@ import {
   type TripStatus,
 } from '../../../domain/trip-dispatch.js';
 import { readinessFacts } from '../../queries/trip-dispatch.js';
+import { releaseOverdueScopesOfTrip } from '../journeys/decide.js';
 import { settleTripEarning } from '../loyalty/index.js';
 import { recordTripEvent } from '../outbox.js';
 import { writeTime } from '../write-time.js';
@@ -42,6 +43,8 @@ export async function applyTripAction(
 ): Promise<DispatchResult> {
   if (command.action === 'START_BOARDING' || command.action === 'DEPART')
     await lockBusAndDriver(client, trip);
+  // A request whose deadline passed awaits nobody: its scope is released here if no worker has yet.
+  if (command.action === 'DEPART') await releaseOverdueScopesOfTrip(client, trip.id);
   const blockers = readinessBlockers(await readinessFacts(client, trip.id));
   const step = tripStep(trip.status, command.action, blockers);
   const result: DispatchResult = {
