@@ -165,12 +165,15 @@ async function weighPassengers(client: PoolClient, passengerIds: string[]): Prom
 }
 
 /**
- * Before anything moves: the idle loyalty accounts of the sides weighed without operational data
- * are locked (lockIdleLoyaltyAccounts: a referral naming one of them, or points posted to it, may
- * have been under way), and when there are any the same users and profiles are weighed again by the
- * same rule, which refuses (409 ACCOUNT_LINK_REQUIRES_RECOVERY, nothing moved) once such an account
- * is no longer idle and the other side has operational data too. Nothing else the rule reads can
- * change meanwhile (the users and profiles are ours), so a plan that passes again is the same plan.
+ * Before anything moves: the loyalty accounts of both users, and of the profiles weighed without
+ * operational data, are locked (lockIdleLoyaltyAccounts: a referral naming one of them, or points
+ * posted to it, may have been under way; any empty one may be the account a move deletes, on either
+ * side, a side with operational data elsewhere included), and when there are any the same users and
+ * profiles are weighed again by the same rule, which refuses (409 ACCOUNT_LINK_REQUIRES_RECOVERY,
+ * nothing moved) once such an account is no longer idle and the other side has operational data
+ * too. The moves that follow are later statements: an account that became a referrer is no longer
+ * idle for them, so it moves instead of being deleted. Nothing else the rule reads can change
+ * meanwhile (the users and profiles are ours), so a plan that passes again is the same plan.
  */
 async function weighAgainWithIdleLoyalty(
   client: PoolClient,
@@ -180,7 +183,7 @@ async function weighAgainWithIdleLoyalty(
 ): Promise<void> {
   const locked = await lockIdleLoyaltyAccounts(
     client,
-    users.filter((user) => !user.hasOperationalData).map((user) => user.id),
+    idsOf(users),
     records.filter((record) => !record.hasOperationalData).map((record) => record.id),
   );
   if (!locked) return;

@@ -51,15 +51,17 @@ export const PROFILE_HAS_OPERATIONAL_DATA = `(
   or exists (select 1 from loyalty_accounts a where a.passenger_id = p.id and not (${IDLE_LOYALTY_ACCOUNT})))`;
 
 /**
- * Locks (FOR UPDATE) the loyalty accounts of the users and profiles weighed without operational
- * data, all of them idle then, and answers whether there was any. A ledger entry or a referral
- * naming an account's code holds only the account row (FOR KEY SHARE), not the users row the merge
- * holds, so one may be under way, or commit, after the weigh: once the lock is ours none is in
- * flight, and the caller weighs again in a later statement, which sees what they wrote (an account
- * that became a referrer no longer gives way: the merge is refused when both sides now have
- * operational data, instead of failing to delete an account a referral names). Taken before the
- * bookings move without a cycle: a side with no operational data has no bookings whose points
- * writer (the booking, then its account) could hold one of these accounts.
+ * Locks (FOR UPDATE) the idle loyalty accounts of these users (both sides of a merge: a move deletes
+ * an empty account of either, a side with operational data elsewhere included) and of these
+ * profiles (those weighed without operational data), and answers whether there was any. A ledger
+ * entry or a referral naming an account's code holds only the account row (FOR KEY SHARE), not the
+ * users row the merge holds, so one may be under way, or commit, after the weigh: once the lock is
+ * ours none is in flight, and the caller weighs again in a later statement, which sees what they
+ * wrote (an account that became a referrer no longer gives way: it moves, or the merge is refused
+ * when both sides now have operational data, instead of failing to delete an account a referral
+ * names). Only idle accounts are taken, before the bookings move, without a cycle: no writer holds a
+ * booking while it waits for an account with no entries (a refund's reversal takes the accounts that
+ * hold the booking's points; the trip award takes the users row, which the merge holds, first).
  */
 export async function lockIdleLoyaltyAccounts(
   client: PoolClient,
@@ -68,8 +70,9 @@ export async function lockIdleLoyaltyAccounts(
 ): Promise<boolean> {
   if (userIds.length === 0 && passengerIds.length === 0) return false;
   const { rows } = await client.query(
-    `select id from loyalty_accounts where user_id = any($1::uuid[]) or passenger_id = any($2::uuid[])
-      order by id for update`,
+    `select a.id from loyalty_accounts a
+      where (a.user_id = any($1::uuid[]) or a.passenger_id = any($2::uuid[])) and ${IDLE_LOYALTY_ACCOUNT}
+      order by a.id for update`,
     [userIds, passengerIds],
   );
   return rows.length > 0;

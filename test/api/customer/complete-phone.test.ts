@@ -891,6 +891,40 @@ describe('POST /auth/customer/complete-phone', () => {
       [companyId, userIds],
     );
 
+  it("merges an old account with points elsewhere whose empty account a friend's referral, already under way, names: the referral stays, the surviving account's empty one gives way", async () => {
+    const x = await bookableTrip(app.db);
+    const y = await bookableTrip(app.db);
+    await loyaltyProgram(app.db, x.companyId, { referralPoints: 500 });
+    await loyaltyProgram(app.db, y.companyId);
+    const old = await oldPhoneTraveller();
+    await creditPoints(app.db, { companyId: y.companyId, userId: old.userId!, points: 40 });
+    const oldX = await ensureAccount(app.db.pool, x.companyId, old.userId!);
+    const [oldAccount] = await app.db.query<{ referral_code: string }>(
+      'select referral_code from loyalty_accounts where id = $1',
+      [oldX],
+    );
+    const traveller = await idpTraveller();
+    await ensureAccount(app.db.pool, x.companyId, traveller.userId);
+    const code = await codeFor(old.phone);
+
+    // The old side has points (in Y), so its empty X account was not weighed as idle; once a referrer
+    // it is no longer empty, and the surviving account's empty X account gives way instead.
+    const { friend, referred, merged } = await mergeBehindReferral(x.companyId, oldAccount!.referral_code, {
+      token: traveller.token,
+      phone: old.phone,
+      code,
+    });
+    expect(referred.status, referred.text).toBe(201);
+    expect(merged.status, merged.text).toBe(200);
+    expect(await referralsEnteredBy(friend.userId)).toEqual([{ referrer_account_id: oldX }]);
+    expect(
+      await app.db.query('select id from loyalty_accounts where company_id = $1 and user_id = $2', [
+        x.companyId,
+        traveller.userId,
+      ]),
+    ).toEqual([{ id: oldX }]);
+  }, 60_000);
+
   it("refuses the merge 409 ACCOUNT_LINK_REQUIRES_RECOVERY once a friend's referral, already under way, names the surviving account's empty account, and moves nothing", async () => {
     const { trip, old, traveller, survivorCode, empty } = await survivorWithEmptyAccount();
     const code = await codeFor(old.phone);
