@@ -66,7 +66,11 @@ export const docs = taggedOperations(['Dashboard: bookings'], {
       'Idempotent by the fixed key `{confirmationRequestId}:{companyId}:{decision}`: the same decision again ' +
       'answers 200 with the current state. No open request for this company (none, already decided otherwise, expired or ' +
       'cancelled) is 409 JOURNEY_CONFIRMATION_STATE_CONFLICT and nothing else is changed: there is no fallback to editing the ' +
-      'booking row. The legacy body {status:"CANCELLED"} on a booking of a confirmed journey is 409 ' +
+      "booking row. So is a decision on a journey closed at a decision deadline, the company's own or another company's " +
+      "(a journey closes at its earliest pending deadline, even while this company's window is still open): the journey is " +
+      'first released as that deadline releases it (CANCELLED, failure_reason DECISION_DEADLINE_PASSED; the request whose ' +
+      'window ran out EXPIRED, the others CANCELLED), should nothing have released it yet. ' +
+      'The legacy body {status:"CANCELLED"} on a booking of a confirmed journey is 409 ' +
       'JOURNEY_AGGREGATE_OPERATION_REQUIRED (cancellation and re-accommodation go through the trip operations room), as are ' +
       'CHECKED_IN, NO_SHOW and COMPLETED. ' +
       'The member is judged as they stand when the decision is written, after any change committed while the request waited: ' +

@@ -339,8 +339,9 @@ const READINESS =
   'first) stop START_BOARDING and DEPART; ' +
   'CASH_TO_COLLECT (checked-in travellers with unpaid bookings costing more than 0: record the collection first, ' +
   'at the office or by the driver) and ' +
-  'REQUESTS_PENDING (journey requests still awaiting the company decision; a request whose decision deadline has ' +
-  'passed awaits nobody: the DEPART releases its journey or order, CANCELLED with DECISION_DEADLINE_PASSED) stop ' +
+  'REQUESTS_PENDING (journey requests still awaiting the company decision; a request of a journey or order closed at a ' +
+  "decision deadline, its own or another company's, awaits nobody: the DEPART releases that journey or order, " +
+  'CANCELLED with DECISION_DEADLINE_PASSED) stop ' +
   'DEPART. A stopped action is 409 ' +
   'TRIP_NOT_READY with details.blockers.';
 

@@ -8,7 +8,12 @@ import {
 import { bookingNotFound } from '../../domain/booking-rules.js';
 import type { Logger } from '../../config/logger.js';
 import type { SigningOptions } from '../../db/writes/boarding-credentials.js';
-import { recordDecision, type DecisionInput, type DecisionOutcome } from '../../db/writes/journeys/index.js';
+import {
+  recordDecision,
+  releaseOverdueScope,
+  type DecisionInput,
+  type DecisionOutcome,
+} from '../../db/writes/journeys/index.js';
 import type { CompanyRole, StaffPrincipal } from '../auth/staff-session.js';
 import type { DecidedContext } from '../temporal/journey-confirmation-client.js';
 import { actingMember, ownedByCompany } from '../dashboard/guards.js';
@@ -31,13 +36,17 @@ export interface DecisionDeps extends JourneyConfirmationDeps {
 /**
  * A decision (a company's, or the platform's when it suspends one) committed in one transaction,
  * then told to the scope's workflow. If that signal is lost, the decision stands: the workflow
- * settles the scope from the database at its deadline.
+ * settles the scope from the database at its deadline. A scope with a request past its deadline
+ * (any company's) closed then: it is released first, in its own transaction, as a read releases it
+ * (DECISION_DEADLINE_PASSED, whether or not a worker runs), and the decision then finds it closed
+ * (409 JOURNEY_CONFIRMATION_STATE_CONFLICT; a repeat of a decision made before answers as it stands).
  */
 export async function decideRequest(
   deps: DecisionDeps,
   scope: ConfirmationScope,
   decision: Omit<DecisionInput, 'scope'>,
 ): Promise<DecisionOutcome> {
+  await releaseOverdueScope(deps.db, scope);
   const decided = await recordDecision(deps.db, { scope, ...decision }, deps.signing);
   await tellDecided(
     deps,

@@ -23,6 +23,25 @@ import {
  * answer with, the same for every channel.
  */
 
+/**
+ * A confirmation request (alias `request`) still PENDING whose decision deadline has passed (the
+ * database's clock). Its scope closed at that deadline (it closes at its earliest pending one),
+ * whether or not a worker has released it yet: no company decides in it any more, none of its
+ * requests awaits anyone, and whoever comes first releases it (DECISION_DEADLINE_PASSED).
+ */
+export const overdueRequestSql = (request: string) =>
+  `${request}.status = 'PENDING' and ${request}.deadline <= now()`;
+
+/**
+ * Whether the scope (`kind`, `id`: SQL expressions of its scope_kind and scope_id) has an overdue
+ * request (overdueRequestSql): closed, though perhaps still written REQUESTED. The one notion of a
+ * closed scope for its release (db/writes/journeys/decide.ts), its decisions and the trip's
+ * readiness (./trip-dispatch.ts).
+ */
+export const overdueScopeSql = (kind: string, id: string) =>
+  `exists (select 1 from confirmation_requests overdue where overdue.scope_kind = ${kind}
+           and overdue.scope_id = ${id} and ${overdueRequestSql('overdue')})`;
+
 /** timestamptz arrives as PostgreSQL text from the pool (db/orm.ts); answers carry ISO 8601 UTC (`iso`). */
 const epochSeconds = (timestamp: string) => Math.floor(new Date(timestamp).getTime() / 1000);
 

@@ -2,6 +2,7 @@ import type { ReadinessFacts, TripStatus } from '../../domain/trip-dispatch.js';
 import { usableStop } from '../../domain/trip-planning.js';
 import type { Database } from '../orm.js';
 import { companyRecordById } from './company-records.js';
+import { overdueScopeSql } from './journeys.js';
 import { cashToCollectSql } from './trip-manifest.js';
 import { PICKUP_COLUMNS, toPickupLocation, type PickupLocation, type PickupRow } from './pickup-location.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
@@ -227,8 +228,10 @@ const OUT_ON_TRIP = `'BOARDING', 'DEPARTED'`;
  * inside the transition transaction, after the trip is locked. Pending requests are the trip's
  * booking rows awaiting a decision of the trip's own company: a row of a journey that waits only
  * for another company (whose leg this company confirms automatically) does not hold the bus, nor
- * does a request whose deadline has passed (no decision can be taken on it; its scope is released
- * by the sweep, or by the DEPART itself: db/writes/journeys/decide.ts releaseOverdueScopesOfTrip).
+ * does a request of a scope that has an overdue request, the company's own or another company's
+ * (./journeys.ts overdueScopeSql: the scope closed at that deadline and no decision can be taken in
+ * it; it is released by the sweep, or by the DEPART itself, which judges the same way:
+ * db/writes/journeys/decide.ts releaseOverdueScopesOfTrip).
  */
 export async function readinessFacts(runner: SqlRunner, tripId: string): Promise<ReadinessFacts> {
   const [row] = await rowsOf<ReadinessRow>(
@@ -242,7 +245,8 @@ export async function readinessFacts(runner: SqlRunner, tripId: string): Promise
             (select count(*)::int from bookings k join journeys j on j.id = k.journey_id
               where k.trip_id = t.id and k.status = 'PENDING_CONFIRMATION'
                 and exists (select 1 from confirmation_requests r
-                            where r.company_id = t.company_id and r.status = 'PENDING' and r.deadline > now()
+                            where r.company_id = t.company_id and r.status = 'PENDING'
+                              and not ${overdueScopeSql('r.scope_kind', 'r.scope_id')}
                               and ((r.scope_kind = 'JOURNEY' and r.scope_id = j.id)
                                    or (r.scope_kind = 'ORDER' and r.scope_id = j.order_id)))) as requests_pending,
             exists (select 1 from trips o where o.bus_id = t.bus_id and o.id <> t.id

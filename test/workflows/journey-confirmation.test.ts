@@ -194,12 +194,13 @@ describe('journey confirmation: company decisions', () => {
     });
   });
 
-  it("a rejection after another company's deadline passed, before that deadline was released, leaves that company's request EXPIRED", async () => {
+  it("a rejection after another company's deadline passed, before that deadline was released, is refused: the journey ends at that deadline", async () => {
     const { journeyId, caller, first, second } = await twoWindowsJourney(app);
     const rejecter = await dispatcherOf(app, second.companyId);
     const bookingB = await bookingOf(app, journeyId, second.companyId);
     // A transaction in flight holds the journey's lock, so neither the journey's process nor a sweep
-    // releases the first company's deadline, which passes meanwhile; the rejection waits behind it.
+    // nor the decision's own release (which does not wait) releases the first company's deadline,
+    // which passes meanwhile; the rejection waits behind it and then finds the journey closed.
     let unlock!: () => void;
     const locked = new Promise<void>((resolve) => {
       unlock = resolve;
@@ -235,15 +236,16 @@ describe('journey confirmation: company decisions', () => {
     unlock();
     await inFlight;
     const rejected = await rejecting;
-    expect(rejected.status, rejected.text).toBe(200);
+    expect([rejected.status, rejected.body.errorCode]).toEqual([409, 'JOURNEY_CONFIRMATION_STATE_CONFLICT']);
 
-    expect((await journeyOf(app, journeyId)).journey).toEqual({
-      status: 'CANCELLED',
-      failure_reason: 'COMPANY_REJECTED',
-    });
+    // The traveller's read releases the journey if nothing has yet: closed at the first deadline.
     expect(await travellerRequests(app, caller, journeyId)).toEqual({
       [first.companyId]: 'EXPIRED',
-      [second.companyId]: 'REJECTED',
+      [second.companyId]: 'CANCELLED',
+    });
+    expect((await journeyOf(app, journeyId)).journey).toEqual({
+      status: 'CANCELLED',
+      failure_reason: 'DECISION_DEADLINE_PASSED',
     });
     expect(await dashboardView(app, journeyId, first.companyId)).toEqual({
       status: 'CANCELLED',

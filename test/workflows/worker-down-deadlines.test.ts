@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../db/orm.js';
-import { releaseOverdueDecisions } from '../../db/writes/journeys/index.js';
+import { recordDecision, releaseOverdueDecisions } from '../../db/writes/journeys/index.js';
 import { atDamascus, createCity, createStop, futureDay } from '../support/factories.js';
 import { useTestApp, type TestApp } from '../support/harness.js';
 import { staffSession } from '../support/journey-rows.js';
@@ -13,7 +13,7 @@ import {
   setConfirmation,
   tripOf,
 } from '../support/journeys.js';
-import { advance, assignDriver, createDriver, dispatch } from '../support/operations.js';
+import { advance, assignDriver, createDriver, dispatch, dispatchView } from '../support/operations.js';
 import { usePrivateDatabase } from '../support/private-database.js';
 
 /**
@@ -115,11 +115,7 @@ describe('a journey request whose decision deadline passed while no worker runs'
     await assignDriver(app.db, trip.tripId, driver.staffUserId);
     const dispatcher = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
     await advance(app, dispatcher, trip.tripId, 'START_BOARDING');
-    // The company can no longer decide the request: it awaits nobody.
-    const approve = await decide(app, trip.companyId, journeyId, 'APPROVE');
-    const reject = await decide(app, trip.companyId, journeyId, 'REJECT');
-    expect([approve.status, approve.body.errorCode]).toEqual([409, 'JOURNEY_CONFIRMATION_STATE_CONFLICT']);
-    expect([reject.status, reject.body.errorCode]).toEqual([409, 'JOURNEY_CONFIRMATION_STATE_CONFLICT']);
+    // Nobody read the journey or tried to decide it since: the request is still written PENDING.
     expect(await requestsOf(app.db, journeyId)).toEqual({ [trip.companyId]: 'PENDING' });
 
     const departed = await dispatch(app, dispatcher, trip.tripId, { action: 'DEPART' });
@@ -217,5 +213,160 @@ describe('a journey request whose decision deadline passed while no worker runs'
     expect(read.body.data.confirmation.status).toBe('REQUESTED');
     const facts = await journeyFacts(app.db, journeyId);
     expect(new Set(facts.allocations.map((allocation) => allocation.status))).toEqual(new Set(['HELD']));
+  });
+
+  it('refuses a decision after its own window ran out, and releases the journey as its deadline would', async () => {
+    const trip = await tripOf(app.db);
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM', window: 15 });
+    const { journeyId } = await bookJourney(app, await mobileTraveller(app), [{ trip }]);
+    await timePasses(app.db, journeyId, '1 hour');
+
+    const approve = await decide(app, trip.companyId, journeyId, 'APPROVE');
+    const reject = await decide(app, trip.companyId, journeyId, 'REJECT');
+    expect([approve.status, approve.body.errorCode]).toEqual([409, 'JOURNEY_CONFIRMATION_STATE_CONFLICT']);
+    expect([reject.status, reject.body.errorCode]).toEqual([409, 'JOURNEY_CONFIRMATION_STATE_CONFLICT']);
+
+    const facts = await journeyFacts(app.db, journeyId);
+    expect(facts.journey).toEqual({ status: 'CANCELLED', failure_reason: 'DECISION_DEADLINE_PASSED' });
+    expect(facts.allocations.map((allocation) => allocation.status)).toEqual(['RELEASED']);
+    expect(await requestsOf(app.db, journeyId)).toEqual({ [trip.companyId]: 'EXPIRED' });
+    expect(await cancelledEvents(app.db, journeyId)).toBe(1);
+  });
+});
+
+describe("a decision of a company whose window is still open, after another company's window ran out (no worker)", () => {
+  /** The first company's 15-minute window ran out 15 minutes ago; the second's 60 minutes still run. */
+  async function closedAtTheFirstDeadline() {
+    const { first, second } = await smallConnection(app.db);
+    await setConfirmation(app.db, first.companyId, { mode: 'MANUAL_CONFIRM', window: 15 });
+    await setConfirmation(app.db, second.companyId, { mode: 'MANUAL_CONFIRM', window: 60 });
+    const traveller = await mobileTraveller(app);
+    const { confirmed, journeyId } = await bookJourney(
+      app,
+      traveller,
+      [{ trip: first }, { trip: second }],
+      first.seatCount,
+    );
+    expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
+    return { first, second, traveller, journeyId };
+  }
+
+  /** What the journey ends as when its deadline releases it: the first request EXPIRED, the second CANCELLED. */
+  async function expectReleasedAtTheFirstDeadline(journeyId: string, companies: [string, string]) {
+    const facts = await journeyFacts(app.db, journeyId);
+    expect(facts.journey).toEqual({ status: 'CANCELLED', failure_reason: 'DECISION_DEADLINE_PASSED' });
+    expect(new Set(facts.allocations.map((allocation) => allocation.status))).toEqual(new Set(['RELEASED']));
+    expect(await requestsOf(app.db, journeyId)).toEqual({
+      [companies[0]]: 'EXPIRED',
+      [companies[1]]: 'CANCELLED',
+    });
+    expect(await cancelledEvents(app.db, journeyId)).toBe(2);
+  }
+
+  it('is refused 409 for an approval: the journey ends DECISION_DEADLINE_PASSED, its request CANCELLED', async () => {
+    const { first, second, traveller, journeyId } = await closedAtTheFirstDeadline();
+    await timePasses(app.db, journeyId, '30 minutes');
+
+    const approved = await decide(app, second.companyId, journeyId, 'APPROVE');
+
+    expect([approved.status, approved.body.errorCode]).toEqual([409, 'JOURNEY_CONFIRMATION_STATE_CONFLICT']);
+    await expectReleasedAtTheFirstDeadline(journeyId, [first.companyId, second.companyId]);
+    const read = await app.request(`/api/journeys/${journeyId}`, { headers: traveller.headers });
+    expect(read.body.data.confirmation.status).toBe('CANCELLED');
+  });
+
+  it('is refused 409 for a rejection: the missed deadline does not become COMPANY_REJECTED', async () => {
+    const { first, second, journeyId } = await closedAtTheFirstDeadline();
+    await timePasses(app.db, journeyId, '30 minutes');
+
+    const rejected = await decide(app, second.companyId, journeyId, 'REJECT');
+
+    expect([rejected.status, rejected.body.errorCode]).toEqual([409, 'JOURNEY_CONFIRMATION_STATE_CONFLICT']);
+    await expectReleasedAtTheFirstDeadline(journeyId, [first.companyId, second.companyId]);
+  });
+
+  it('is refused by the decision itself when nothing released the journey first, which it leaves as it was', async () => {
+    const { first, second, journeyId } = await closedAtTheFirstDeadline();
+    await timePasses(app.db, journeyId, '30 minutes');
+    const staff = await staffSession(app.db, app.config, second.companyId, 'DISPATCHER');
+
+    // The transaction alone, as the decide Update of a run started before decisions were the API's.
+    const approving = recordDecision(app.db, {
+      scope: { kind: 'JOURNEY', id: journeyId },
+      companyId: second.companyId,
+      decision: 'APPROVE',
+      actorId: staff.staffUserId,
+    });
+
+    await expect(approving).rejects.toMatchObject({
+      status: 409,
+      code: 'JOURNEY_CONFIRMATION_STATE_CONFLICT',
+    });
+    expect((await journeyFacts(app.db, journeyId)).journey).toEqual({
+      status: 'REQUESTED',
+      failure_reason: null,
+    });
+    expect(await requestsOf(app.db, journeyId)).toEqual({
+      [first.companyId]: 'PENDING',
+      [second.companyId]: 'PENDING',
+    });
+  });
+
+  it('answers a repeat of an approval made before the first window ran out as the journey stands', async () => {
+    const { first, second, journeyId } = await closedAtTheFirstDeadline();
+    const approved = await decide(app, second.companyId, journeyId, 'APPROVE');
+    expect([approved.status, approved.body.data.outcome]).toEqual([200, 'REQUESTED']);
+    await timePasses(app.db, journeyId, '30 minutes');
+
+    const repeated = await decide(app, second.companyId, journeyId, 'APPROVE');
+
+    expect([repeated.status, repeated.body.data?.outcome], repeated.text).toEqual([200, 'CANCELLED']);
+    const facts = await journeyFacts(app.db, journeyId);
+    expect(facts.journey).toEqual({ status: 'CANCELLED', failure_reason: 'DECISION_DEADLINE_PASSED' });
+    expect(await requestsOf(app.db, journeyId)).toEqual({
+      [first.companyId]: 'EXPIRED',
+      [second.companyId]: 'APPROVED',
+    });
+  });
+});
+
+describe("a trip whose journey request closed at another company's deadline, in its operations room (no worker)", () => {
+  it('is not blocked by REQUESTS_PENDING: the view offers the DEPART that releases the journey', async () => {
+    const { first, second } = await smallConnection(app.db);
+    // The trip's own company has the long window; the connecting company the short one.
+    await setConfirmation(app.db, first.companyId, { mode: 'MANUAL_CONFIRM', window: 60 });
+    await setConfirmation(app.db, second.companyId, { mode: 'MANUAL_CONFIRM', window: 15 });
+    const { journeyId } = await bookJourney(app, await mobileTraveller(app), [
+      { trip: first },
+      { trip: second },
+    ]);
+    const driver = await createDriver(app, first.companyId);
+    await assignDriver(app.db, first.tripId, driver.staffUserId);
+    const dispatcher = await staffSession(app.db, app.config, first.companyId, 'DISPATCHER');
+    await advance(app, dispatcher, first.tripId, 'START_BOARDING');
+    const waiting = await dispatchView(app, dispatcher, first.tripId);
+    expect(waiting.body.data.readiness).toMatchObject({
+      ready: false,
+      blockers: [{ code: 'REQUESTS_PENDING', count: 1 }],
+    });
+    expect(waiting.body.data.allowed_actions).not.toContain('DEPART');
+    // 30 minutes: the connecting company's window ran out, so the journey closed then.
+    await timePasses(app.db, journeyId, '30 minutes');
+
+    const view = await dispatchView(app, dispatcher, first.tripId);
+
+    expect(view.status, view.text).toBe(200);
+    expect(view.body.data.readiness).toMatchObject({ ready: true, blockers: [] });
+    expect(view.body.data.allowed_actions).toContain('DEPART');
+    const departed = await dispatch(app, dispatcher, first.tripId, { action: 'DEPART' });
+    expect(departed.status, departed.text).toBe(200);
+    expect((await journeyFacts(app.db, journeyId)).journey).toEqual({
+      status: 'CANCELLED',
+      failure_reason: 'DECISION_DEADLINE_PASSED',
+    });
+    expect(await requestsOf(app.db, journeyId)).toEqual({
+      [first.companyId]: 'CANCELLED',
+      [second.companyId]: 'EXPIRED',
+    });
   });
 });

@@ -10,6 +10,7 @@ import {
   type StatusChange,
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
+import { overdueRequestSql, overdueScopeSql } from '../../queries/journeys.js';
 import type { ActingMember } from '../acting-member.js';
 import { allocationsInIdOrder } from '../allocation-locks.js';
 import { PG_LOCK_NOT_AVAILABLE, pgCode } from '../../pg-errors.js';
@@ -74,6 +75,13 @@ export interface DecisionOutcome {
   ownerUserId: string;
 }
 
+/**
+ * Whether a pending request of the scope (`$1`, `$2`) is overdue (the database's clock): the scope
+ * closed at that deadline, for its decisions, its release and its trips' readiness alike
+ * (db/queries/journeys.ts overdueScopeSql).
+ */
+const OVERDUE_SCOPE = overdueScopeSql('$1', '$2');
+
 interface RequestRow {
   id: string;
   status: string;
@@ -83,9 +91,12 @@ interface RequestRow {
 
 /**
  * A company approves or rejects its request, in one transaction. The request must be PENDING and
- * its deadline not passed, else 409 JOURNEY_CONFIRMATION_STATE_CONFLICT; the same decision key
- * again (a retry) answers the scope's current outcome. The last approval confirms the whole
- * scope; a rejection cancels it with failure_reason COMPANY_REJECTED. A suspended company's
+ * its scope not closed, else 409 JOURNEY_CONFIRMATION_STATE_CONFLICT: no request of the scope, the
+ * company's own or another company's, may be pending past its deadline (OVERDUE_SCOPE; the scope
+ * closed at that deadline, whether or not a worker has released it yet, and a refused decision
+ * releases nothing, its transaction rolling back: the caller releases an overdue scope first,
+ * releaseOverdueScope). The same decision key again (a retry) answers the scope's current outcome.
+ * The last approval confirms the whole scope; a rejection cancels it with failure_reason COMPANY_REJECTED. A suspended company's
  * approval is refused (403 COMPANY_SUSPENDED); the platform ends its requests with failureReason,
  * and those of the scopes still waiting with a leg on it (suspendedCompanyId), only while the
  * company is still suspended (409 COMPANY_NOT_SUSPENDED otherwise). The last approval is refused
@@ -208,17 +219,18 @@ async function confirmLastApproval(
 }
 
 /**
- * The request the decision is about, locked: the company's own. For a suspension ending a scope
- * through another company's request (suspendedCompanyId), any request of the scope will do: the
+ * The request the decision is about, locked, and whether its scope is still open (`open`: no
+ * request of the scope is overdue, OVERDUE_SCOPE): the company's own. For a suspension ending a
+ * scope through another company's request (suspendedCompanyId), any request of the scope will do: the
  * one already carrying the decision key (a retry), else an open one, `companyId`'s first, so a
  * company that approved since the suspension listed its request does not leave the scope waiting.
  * Under the scope lock no other transition of the scope runs meanwhile.
  */
 async function lockRequest(client: PoolClient, input: DecisionInput): Promise<RequestRow | undefined> {
   const { rows } = await client.query<RequestRow>(
-    `select id, status, decision_key, deadline > now() as open from confirmation_requests
+    `select id, status, decision_key, not ${OVERDUE_SCOPE} as open from confirmation_requests
      where scope_kind = $1 and scope_id = $2 and (company_id = $3 or $4::boolean)
-     order by decision_key is not distinct from $5 desc, (status = 'PENDING' and deadline > now()) desc,
+     order by decision_key is not distinct from $5 desc, status = 'PENDING' desc,
               company_id = $3 desc, company_id
      limit 1 for update`,
     [
@@ -265,7 +277,8 @@ async function outcomeOf(
  * deadline had passed when the scope closed EXPIRES (its company let its window pass: a missed
  * deadline in the platform's analytics); any other is CANCELLED (its company still had time: the
  * scope was ended by another company's rejection or missed deadline, or by a suspension), whoever
- * closes the scope. A rejection or a suspension closes it at its transaction's now(). A deadline
+ * closes the scope. A rejection or a suspension closes it at its transaction's now() (a scope with an
+ * overdue request is released by its deadline first and refuses decisions, so theirs end CANCELLED). A deadline
  * release (`$3` true) closes it at the moment the scope should have closed, its earliest pending
  * deadline, however late the release runs (a worker down for an hour, an older run's timer a little
  * ahead of the database's clock): the requests due by then EXPIRE, the others are CANCELLED.
@@ -356,11 +369,10 @@ async function settleLocked(
   if (locked.status !== 'REQUESTED') return { status: locked.status, awaiting: [] };
   // The scope ends only if a pending request is overdue; it closed at the earliest pending deadline,
   // however late this runs: the requests due by then EXPIRE, the others are CANCELLED (cancelScope).
-  const { rows } = await client.query<{ overdue: boolean }>(
-    `select exists (select 1 from confirmation_requests where scope_kind = $1 and scope_id = $2
-                    and status = 'PENDING' and deadline <= now()) as overdue`,
-    [scope.kind, scope.id],
-  );
+  const { rows } = await client.query<{ overdue: boolean }>(`select ${OVERDUE_SCOPE} as overdue`, [
+    scope.kind,
+    scope.id,
+  ]);
   if (!rows[0]!.overdue) {
     const awaiting = await awaitedDecisions(client, scope);
     if (awaiting.length) return { status: 'REQUESTED' as const, awaiting };
@@ -382,7 +394,7 @@ async function settleLocked(
 export async function releaseOverdueDecisions(db: Database, limit = 50): Promise<number> {
   const overdue = await db.query<{ scope_kind: ConfirmationScope['kind']; scope_id: string }>(
     `select r.scope_kind, r.scope_id from confirmation_requests r
-     where r.status = 'PENDING' and r.deadline <= now()
+     where ${overdueRequestSql('r')}
        and exists (select 1 from journeys j where j.status = 'REQUESTED'
                    and ((r.scope_kind = 'JOURNEY' and j.id = r.scope_id)
                         or (r.scope_kind = 'ORDER' and j.order_id = r.scope_id)))
@@ -405,10 +417,6 @@ export async function releaseOverdueDecisions(db: Database, limit = 50): Promise
   }
   return released;
 }
-
-/** Whether a pending request of the scope is overdue while the scope is still REQUESTED (the database's clock). */
-const OVERDUE_SCOPE = `exists (select 1 from confirmation_requests r
-  where r.scope_kind = $1 and r.scope_id = $2 and r.status = 'PENDING' and r.deadline <= now())`;
 
 /**
  * A read of the scope (its projection): an overdue REQUESTED scope (for a journey of an order, the
@@ -450,13 +458,14 @@ export async function releaseOverdueScope(db: Database, scope: ConfirmationScope
  * overdue REQUESTED scopes with a booking row on the trip are released there, as the sweep would
  * (settleLocked), so the trip leaves with their seats freed and their bookings CANCELLED. Each
  * scope's lock does not wait (`nowait`, in a savepoint so a busy one leaves the transaction usable):
- * a scope another transaction holds is left to it or the sweep (an overdue request no longer
- * blocks the departure either way: db/queries/trip-dispatch.ts readinessFacts).
+ * a scope another transaction holds is left to it or the sweep. The scopes released are those
+ * the trip's readiness no longer counts (db/queries/trip-dispatch.ts readinessFacts): both judge a
+ * scope overdue by db/queries/journeys.ts overdueScopeSql and overdueRequestSql.
  */
 export async function releaseOverdueScopesOfTrip(client: PoolClient, tripId: string): Promise<void> {
   const { rows } = await client.query<{ scope_kind: ConfirmationScope['kind']; scope_id: string }>(
     `select distinct r.scope_kind, r.scope_id from bookings k join journeys j on j.id = k.journey_id
-     join confirmation_requests r on r.status = 'PENDING' and r.deadline <= now()
+     join confirmation_requests r on ${overdueRequestSql('r')}
        and ((r.scope_kind = 'JOURNEY' and r.scope_id = j.id) or (r.scope_kind = 'ORDER' and r.scope_id = j.order_id))
      where k.trip_id = $1 and k.status = 'PENDING_CONFIRMATION' and j.status = 'REQUESTED'
      order by r.scope_kind, r.scope_id`,
