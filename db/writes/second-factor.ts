@@ -22,6 +22,22 @@ interface OwnSession {
   sessionId: string;
 }
 
+/**
+ * One transaction writing the administrator's own second factor, begun by lockOwnAccount: the
+ * account row locked, still ACTIVE, the session still live, else 401 INVALID_CREDENTIAL and nothing
+ * written.
+ */
+function ownFactorWrite<T>(
+  db: Database,
+  session: OwnSession,
+  write: (client: PoolClient) => Promise<T>,
+): Promise<T> {
+  return db.transaction(async (client) => {
+    await lockOwnAccount(client, session);
+    return write(client);
+  });
+}
+
 /** A code from the authenticator, or the hash of a recovery code (only hashes are kept). */
 export type ProofToSpend = { code: string } | { recoveryCodeHash: string };
 
@@ -144,8 +160,7 @@ export async function passSecondFactor(
   secrets: SessionSecretHashes,
   origin: RequestOrigin,
 ): Promise<Expiry | SecondFactorRefusal> {
-  return db.transaction(async (client) => {
-    await lockOwnAccount(client, session);
+  return ownFactorWrite(db, session, async (client) => {
     const failure = { method: proofMethod(proof) };
     const accepted = await spendSecondFactor(client, session.adminId, proof, origin, failure);
     if (!accepted) return 'CODE_REFUSED';
@@ -176,8 +191,7 @@ export async function startAuthenticatorEnrolment(
   origin: RequestOrigin,
 ): Promise<Expiry | SecondFactorRefusal> {
   const { adminId } = session;
-  return db.transaction(async (client) => {
-    await lockOwnAccount(client, session);
+  return ownFactorWrite(db, session, async (client) => {
     if (enrolment.proof) {
       const purpose = { purpose: 'change_authenticator' };
       if (!(await spendSecondFactor(client, adminId, enrolment.proof, origin, purpose)))
@@ -216,8 +230,7 @@ export async function confirmAuthenticator(
   origin: RequestOrigin,
 ): Promise<Expiry | SecondFactorRefusal> {
   const { adminId, sessionId } = session;
-  return db.transaction(async (client) => {
-    await lockOwnAccount(client, session);
+  return ownFactorWrite(db, session, async (client) => {
     const { rows } = await client.query<PendingSecretRow>(
       `select totp_pending_secret, totp_pending_expires_at > now() as waiting, totp_confirmed_at is not null as replacing
        from admins where id = $1 for update`,
@@ -269,8 +282,7 @@ export async function removeAuthenticator(
   production: boolean,
 ): Promise<AcceptedProof | SecondFactorRefusal> {
   const { adminId, sessionId } = session;
-  return db.transaction(async (client) => {
-    await lockOwnAccount(client, session);
+  return ownFactorWrite(db, session, async (client) => {
     const { rows } = await client.query<FactorPolicyRow>(
       `select role, permissions, totp_required, totp_confirmed_at is not null as enabled
        from admins where id = $1 for update`,

@@ -403,19 +403,27 @@ export async function releaseOverdueDecisions(db: Database, limit = 50): Promise
   );
   let released = 0;
   for (const row of overdue) {
-    const scope = { kind: row.scope_kind, id: row.scope_id };
-    const settled = await inLockedScope(
-      db,
-      scope,
-      async (client, locked) => (locked.status === 'REQUESTED' ? settleLocked(client, scope, locked) : null),
-      { nowait: true },
-    ).catch((error: unknown) => {
-      if (pgCode(error) === PG_LOCK_NOT_AVAILABLE) return null;
-      throw error;
-    });
-    if (settled?.status === 'CANCELLED') released += 1;
+    if (await releaseWithoutWaiting(db, { kind: row.scope_kind, id: row.scope_id })) released += 1;
   }
   return released;
+}
+
+/**
+ * Releases a scope still REQUESTED whose deadline passed (settleLocked) in a transaction of its own,
+ * its lock taken without waiting (`nowait`): a scope another transaction holds (a decision, a sweep,
+ * its own process releasing it) is left to it. Answers whether this released it.
+ */
+async function releaseWithoutWaiting(db: Database, scope: ConfirmationScope): Promise<boolean> {
+  const settled = await inLockedScope(
+    db,
+    scope,
+    async (client, locked) => (locked.status === 'REQUESTED' ? settleLocked(client, scope, locked) : null),
+    { nowait: true },
+  ).catch((error: unknown) => {
+    if (pgCode(error) === PG_LOCK_NOT_AVAILABLE) return null;
+    throw error;
+  });
+  return settled?.status === 'CANCELLED';
 }
 
 /**
@@ -441,16 +449,7 @@ export async function releaseOverdueScope(db: Database, scope: ConfirmationScope
     owning.id,
   ]);
   if (!due?.overdue) return false;
-  const settled = await inLockedScope(
-    db,
-    owning,
-    async (client, locked) => (locked.status === 'REQUESTED' ? settleLocked(client, owning, locked) : null),
-    { nowait: true },
-  ).catch((error: unknown) => {
-    if (pgCode(error) === PG_LOCK_NOT_AVAILABLE) return null;
-    throw error;
-  });
-  return settled?.status === 'CANCELLED';
+  return releaseWithoutWaiting(db, owning);
 }
 
 /**
