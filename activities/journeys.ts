@@ -56,7 +56,7 @@ export function createJourneyActivities({ db, config, logger }: ActivityDeps) {
 }
 
 /**
- * A sweep of overdue decision deadlines (db/writes/journeys/decide.ts `releaseOverdueDecisions`),
+ * A sweep of overdue decision deadlines (db/writes/journeys/deadline.ts `releaseOverdueDecisions`),
  * one at a time per instance: each deadline's release kicks the activities' one, the worker's
  * periodic sweeper (worker/hold-sweeper.ts) its own, and it releases batch after batch until none
  * is left overdue, then once more if kicked meanwhile. It is not the activity's result: its work is

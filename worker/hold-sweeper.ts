@@ -17,7 +17,7 @@ import { startPeriodicCheck } from './periodic.js';
  * such release sweeps the others already overdue; but a process an operator terminated or
  * cancelled never wakes, and with no other deadline falling nothing would release its seats. The
  * deadline is the database's (README "Journey confirmation"), so this sweep releases every scope
- * still REQUESTED past it as its process would (db/writes/journeys/decide.ts
+ * still REQUESTED past it as its process would (db/writes/journeys/deadline.ts
  * `releaseOverdueDecisions`: the scope CANCELLED with DECISION_DEADLINE_PASSED, seats RELEASED,
  * booking.cancelled written once). Each release runs under the scope lock and only on a scope
  * still REQUESTED, so a live process settling the same scope at the same moment, another worker's

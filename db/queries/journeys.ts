@@ -35,7 +35,7 @@ export const overdueRequestSql = (request: string) =>
 /**
  * Whether the scope (`kind`, `id`: SQL expressions of its scope_kind and scope_id) has an overdue
  * request (overdueRequestSql): closed, though perhaps still written REQUESTED. The one notion of a
- * closed scope for its release (db/writes/journeys/decide.ts), its decisions and the trip's
+ * closed scope for its release (db/writes/journeys/deadline.ts), its decisions and the trip's
  * readiness (./trip-dispatch.ts).
  */
 export const overdueScopeSql = (kind: string, id: string) =>

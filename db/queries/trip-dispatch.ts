@@ -231,7 +231,7 @@ const OUT_ON_TRIP = `'BOARDING', 'DEPARTED'`;
  * does a request of a scope that has an overdue request, the company's own or another company's
  * (./journeys.ts overdueScopeSql: the scope closed at that deadline and no decision can be taken in
  * it; it is released by the sweep, or by the DEPART itself, which judges the same way:
- * db/writes/journeys/decide.ts releaseOverdueScopesOfTrip).
+ * db/writes/journeys/deadline.ts releaseOverdueScopesOfTrip).
  */
 export async function readinessFacts(runner: SqlRunner, tripId: string): Promise<ReadinessFacts> {
   const [row] = await rowsOf<ReadinessRow>(

@@ -22,7 +22,7 @@ import {
 
 /**
  * When decision deadlines bunch, each scope's own process is woken one after another; every
- * release also releases the scopes already overdue (db/writes/journeys/decide.ts
+ * release also releases the scopes already overdue (db/writes/journeys/deadline.ts
  * `releaseOverdueDecisions`, kicked by the settleDecisionDeadline activity), so none waits for its
  * turn in the worker's queue.
  */

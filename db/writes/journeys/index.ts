@@ -9,17 +9,14 @@ export { placeHold, placeHoldWithProjection, type PlaceHoldInput, type PlacedHol
 export { expireHold, releaseHold } from './release.js';
 export { confirmScope, type ConfirmInput } from './confirm.js';
 export { type AwaitedDecision, type ConfirmOutcome } from './outcome.js';
+export { pendingDecisions, recordDecision, type DecisionInput, type DecisionOutcome } from './decide.js';
 export {
   expireDecisions,
-  pendingDecisions,
-  recordDecision,
   releaseOverdueDecisions,
   releaseOverdueScope,
   releaseOverdueScopesOfTrip,
   settleDecisionDeadline,
-  type DecisionInput,
-  type DecisionOutcome,
-} from './decide.js';
+} from './deadline.js';
 export { closeHoldBatch, JourneyRefusal, type JourneyRow } from './scope.js';
 export { confirmDirect, type Admission, type DirectConfirmInput } from './confirm-direct.js';
 export { expireOverdueHold, sweepOverdueHolds } from './expire-overdue.js';

@@ -6,7 +6,7 @@ import {
   type TripStatus,
 } from '../../../domain/trip-dispatch.js';
 import { readinessFacts } from '../../queries/trip-dispatch.js';
-import { releaseOverdueScopesOfTrip } from '../journeys/decide.js';
+import { releaseOverdueScopesOfTrip } from '../journeys/deadline.js';
 import { settleTripEarning } from '../loyalty/index.js';
 import { recordTripEvent } from '../outbox.js';
 import { writeTime } from '../write-time.js';
