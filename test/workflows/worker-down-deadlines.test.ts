@@ -91,6 +91,29 @@ async function cancelledEvents(db: Database, journeyId: string): Promise<number>
   return row!.count;
 }
 
+/**
+ * A connection of two manual companies: the first decides within 15 minutes, the second within 60
+ * (smallConnection).
+ */
+async function connectionOfTwoWindows() {
+  const { first, second } = await smallConnection(app.db);
+  await setConfirmation(app.db, first.companyId, { mode: 'MANUAL_CONFIRM', window: 15 });
+  await setConfirmation(app.db, second.companyId, { mode: 'MANUAL_CONFIRM', window: 60 });
+  return { first, second };
+}
+
+/** What the journey ends as when its deadline releases it: the first request EXPIRED, the second CANCELLED. */
+async function expectReleasedAtTheFirstDeadline(journeyId: string, companies: [string, string]) {
+  const facts = await journeyFacts(app.db, journeyId);
+  expect(facts.journey).toEqual({ status: 'CANCELLED', failure_reason: 'DECISION_DEADLINE_PASSED' });
+  expect(new Set(facts.allocations.map((allocation) => allocation.status))).toEqual(new Set(['RELEASED']));
+  expect(await requestsOf(app.db, journeyId)).toEqual({
+    [companies[0]]: 'EXPIRED',
+    [companies[1]]: 'CANCELLED',
+  });
+  expect(await cancelledEvents(app.db, journeyId)).toBe(2);
+}
+
 async function decide(app: TestApp, companyId: string, journeyId: string, decision: 'APPROVE' | 'REJECT') {
   const staff = await staffSession(app.db, app.config, companyId, 'DISPATCHER');
   return app.request(
@@ -133,9 +156,7 @@ describe('a journey request whose decision deadline passed while no worker runs'
   });
 
   it('released late, expires the request whose window ran out first and cancels the one whose window was still open then', async () => {
-    const { first, second } = await smallConnection(app.db);
-    await setConfirmation(app.db, first.companyId, { mode: 'MANUAL_CONFIRM', window: 15 });
-    await setConfirmation(app.db, second.companyId, { mode: 'MANUAL_CONFIRM', window: 60 });
+    const { first, second } = await connectionOfTwoWindows();
     const { confirmed, journeyId } = await bookJourney(app, await mobileTraveller(app), [
       { trip: first },
       { trip: second },
@@ -158,9 +179,7 @@ describe('a journey request whose decision deadline passed while no worker runs'
   });
 
   it('frees its seats to other travellers and reads CANCELLED, though no worker released it', async () => {
-    const { first, second } = await smallConnection(app.db);
-    await setConfirmation(app.db, first.companyId, { mode: 'MANUAL_CONFIRM', window: 15 });
-    await setConfirmation(app.db, second.companyId, { mode: 'MANUAL_CONFIRM', window: 60 });
+    const { first, second } = await connectionOfTwoWindows();
     const traveller = await mobileTraveller(app);
     const { journeyId } = await bookJourney(
       app,
@@ -178,23 +197,14 @@ describe('a journey request whose decision deadline passed while no worker runs'
     const read = await app.request(`/api/journeys/${journeyId}`, { headers: traveller.headers });
     expect(read.status, read.text).toBe(200);
     expect(read.body.data.confirmation.status).toBe('CANCELLED');
-    const facts = await journeyFacts(app.db, journeyId);
-    expect(facts.journey).toEqual({ status: 'CANCELLED', failure_reason: 'DECISION_DEADLINE_PASSED' });
-    expect(new Set(facts.allocations.map((allocation) => allocation.status))).toEqual(new Set(['RELEASED']));
-    expect(await requestsOf(app.db, journeyId)).toEqual({
-      [first.companyId]: 'EXPIRED',
-      [second.companyId]: 'CANCELLED',
-    });
-    expect(await cancelledEvents(app.db, journeyId)).toBe(2);
+    await expectReleasedAtTheFirstDeadline(journeyId, [first.companyId, second.companyId]);
     // Released once: the worker's sweep, when it is back, finds nothing left to do.
     await releaseOverdueDecisions(app.db);
     expect(await cancelledEvents(app.db, journeyId)).toBe(2);
   });
 
   it("keeps its seats held while a company that approved leaves another company's window open", async () => {
-    const { first, second } = await smallConnection(app.db);
-    await setConfirmation(app.db, first.companyId, { mode: 'MANUAL_CONFIRM', window: 15 });
-    await setConfirmation(app.db, second.companyId, { mode: 'MANUAL_CONFIRM', window: 60 });
+    const { first, second } = await connectionOfTwoWindows();
     const traveller = await mobileTraveller(app);
     const { journeyId } = await bookJourney(
       app,
@@ -237,9 +247,7 @@ describe('a journey request whose decision deadline passed while no worker runs'
 describe("a decision of a company whose window is still open, after another company's window ran out (no worker)", () => {
   /** The first company's 15-minute window ran out 15 minutes ago; the second's 60 minutes still run. */
   async function closedAtTheFirstDeadline() {
-    const { first, second } = await smallConnection(app.db);
-    await setConfirmation(app.db, first.companyId, { mode: 'MANUAL_CONFIRM', window: 15 });
-    await setConfirmation(app.db, second.companyId, { mode: 'MANUAL_CONFIRM', window: 60 });
+    const { first, second } = await connectionOfTwoWindows();
     const traveller = await mobileTraveller(app);
     const { confirmed, journeyId } = await bookJourney(
       app,
@@ -249,18 +257,6 @@ describe("a decision of a company whose window is still open, after another comp
     );
     expect(confirmed.body.data.confirmation.status).toBe('REQUESTED');
     return { first, second, traveller, journeyId };
-  }
-
-  /** What the journey ends as when its deadline releases it: the first request EXPIRED, the second CANCELLED. */
-  async function expectReleasedAtTheFirstDeadline(journeyId: string, companies: [string, string]) {
-    const facts = await journeyFacts(app.db, journeyId);
-    expect(facts.journey).toEqual({ status: 'CANCELLED', failure_reason: 'DECISION_DEADLINE_PASSED' });
-    expect(new Set(facts.allocations.map((allocation) => allocation.status))).toEqual(new Set(['RELEASED']));
-    expect(await requestsOf(app.db, journeyId)).toEqual({
-      [companies[0]]: 'EXPIRED',
-      [companies[1]]: 'CANCELLED',
-    });
-    expect(await cancelledEvents(app.db, journeyId)).toBe(2);
   }
 
   it('is refused 409 for an approval: the journey ends DECISION_DEADLINE_PASSED, its request CANCELLED', async () => {

@@ -179,11 +179,7 @@ describe('POST /auth/customer/complete-phone', () => {
     const traveller = await idpTraveller();
     const old = await oldPhoneTraveller({ favorites: 2, email: `old-${randomInt(1e9)}@example.test` });
     const oldSession = await sessionOf(old.userId!);
-    const response = await complete(traveller.token, {
-      phone: old.phone,
-      code: await codeFor(old.phone),
-      method: 'sms',
-    });
+    const response = await mergeInto(traveller, old);
 
     expect(response.status).toBe(200);
     expect(response.body.data).toMatchObject({
@@ -224,11 +220,7 @@ describe('POST /auth/customer/complete-phone', () => {
     const newer = await passengerWithFavorites(null, 1);
     await app.db.query('update users set passenger_id = $2 where id = $1', [traveller.userId, newer]);
     const old = await oldPhoneTraveller({ withUser: false });
-    const response = await complete(traveller.token, {
-      phone: old.phone,
-      code: await codeFor(old.phone),
-      method: 'sms',
-    });
+    const response = await mergeInto(traveller, old);
 
     expect(response.status).toBe(200);
     expect(response.body.data).toMatchObject({ passengerId: old.passengerId, merged: true });
@@ -311,6 +303,10 @@ describe('POST /auth/customer/complete-phone', () => {
     }
   }
 
+  /** complete-phone of `traveller` with the old account's number and a fresh code: the merge. */
+  const mergeInto = async (traveller: { token: string }, old: { phone: string }) =>
+    complete(traveller.token, { phone: old.phone, code: await codeFor(old.phone), method: 'sms' });
+
   /** whileMerging `old` into `traveller`, the merge waiting first on the old account's users row. */
   const whileMergingOld = <Answer = TestResponse>(
     traveller: { token: string },
@@ -330,11 +326,7 @@ describe('POST /auth/customer/complete-phone', () => {
     const old = await oldPhoneTraveller();
     const rows = await bookedJourney(old.userId!);
     const traveller = await idpTraveller();
-    const merged = await complete(traveller.token, {
-      phone: old.phone,
-      code: await codeFor(old.phone),
-      method: 'sms',
-    });
+    const merged = await mergeInto(traveller, old);
 
     expect(merged.status, merged.text).toBe(200);
     expect(merged.body.data.merged).toBe(true);
@@ -366,11 +358,7 @@ describe('POST /auth/customer/complete-phone', () => {
       [companyId, traveller.userId, `EMPTY${randomInt(1e9)}`],
     );
 
-    const merged = await complete(traveller.token, {
-      phone: old.phone,
-      code: await codeFor(old.phone),
-      method: 'sms',
-    });
+    const merged = await mergeInto(traveller, old);
     expect(merged.status, merged.text).toBe(200);
     expect(
       await app.db.query(
@@ -411,11 +399,7 @@ describe('POST /auth/customer/complete-phone', () => {
 
     // The app lost the answer; the traveller signs in with the identity provider and takes the number.
     const traveller = await idpTraveller();
-    const merged = await complete(traveller.token, {
-      phone: old.phone,
-      code: await codeFor(old.phone),
-      method: 'sms',
-    });
+    const merged = await mergeInto(traveller, old);
     expect(merged.status, merged.text).toBe(200);
 
     const retry = await redeem(traveller.token);
@@ -463,11 +447,7 @@ describe('POST /auth/customer/complete-phone', () => {
     const traveller = await idpTraveller();
     const rows = await bookedJourney(traveller.userId);
     const old = await oldPhoneTraveller();
-    const merged = await complete(traveller.token, {
-      phone: old.phone,
-      code: await codeFor(old.phone),
-      method: 'sms',
-    });
+    const merged = await mergeInto(traveller, old);
 
     expect(merged.status, merged.text).toBe(200);
     expect(merged.body.data).toMatchObject({ passengerId: old.passengerId, merged: true });
