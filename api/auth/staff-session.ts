@@ -30,7 +30,8 @@ export { recordStaffActivity } from '../../db/writes/staff-sessions.js';
  *
  * Lifetimes (SPEC leaves them open): a session ends STAFF_SESSION_TTL_HOURS (12 h) after sign-in
  * whatever happens, or after STAFF_SESSION_IDLE_MINUTES (60 min) without a request; activity is
- * recorded at most once a minute, so idle time is measured to the minute. Logout, a disabled user
+ * recorded at most once a minute, so the idle check allows that minute on top (a request 59 minutes
+ * after one that was not recorded keeps the session: it ends 60 to 61 minutes after the last request). Logout, a disabled user
  * or a deactivated membership end it at once.
  */
 export const STAFF_SESSION_COOKIE = 'bb_staff';

@@ -90,7 +90,8 @@ const toLiveSession = <Role extends string>(row: SessionRow<Role>): LiveSession<
  * signed in on one of `surfaces`, with its user, membership and company, or null when the token is
  * unknown, revoked, past its absolute or idle limit, its user or membership is no longer active, or
  * the role or surface is not accepted. It is stale when its activity was last recorded more than
- * `activityResolutionSeconds` ago.
+ * `activityResolutionSeconds` ago; since only a request that finds it stale is recorded, the idle limit
+ * counts from the recorded activity plus that lag, so no session ends before its idle minutes.
  */
 export async function findLiveStaffSession<Role extends string>(
   db: Database,
@@ -110,7 +111,7 @@ export async function findLiveStaffSession<Role extends string>(
        and m.role = any($3::text[])
      join companies c on c.id = m.company_id
      where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()
-       and s.last_seen_at > now() - make_interval(mins => $2) and s.surface = any($5::text[])`,
+       and s.last_seen_at > now() - make_interval(mins => $2, secs => $4) and s.surface = any($5::text[])`,
       [
         session.tokenHash,
         session.idleMinutes,

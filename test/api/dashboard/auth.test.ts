@@ -278,6 +278,24 @@ describe('company dashboard sign-in and session', () => {
       expect(response.status).toBe(401);
     });
 
+    it('lasts 60 idle minutes after a request that was not recorded (activity is written once a minute)', async () => {
+      const { cookie } = await staffLogin(app, { email: owner.email, password: STAFF_PASSWORD });
+      const hash = sha256(cookie.split('; ')[0]!.slice('bb_staff='.length));
+      const moveBack = (interval: string) =>
+        app.db.query(
+          `update staff_sessions set last_seen_at = last_seen_at - $2::interval,
+             created_at = created_at - $2::interval, expires_at = expires_at - $2::interval
+           where token_hash = $1`,
+          [hash, interval],
+        );
+      // A request 50 seconds after sign-in, too soon to be recorded ...
+      await moveBack('50 seconds');
+      expect((await app.request('/dashboard/api/auth/me', { headers: { Cookie: cookie } })).status).toBe(200);
+      // ... then 59 minutes 30 seconds without one: the clock moving on, as every stored instant moving back.
+      await moveBack('59 minutes 30 seconds');
+      expect((await app.request('/dashboard/api/auth/me', { headers: { Cookie: cookie } })).status).toBe(200);
+    });
+
     it('ends 12 hours after sign-in whatever the activity', async () => {
       const { cookie } = await staffLogin(app, { email: owner.email, password: STAFF_PASSWORD });
       const token = cookie.split('; ')[0]!.slice('bb_staff='.length);
