@@ -370,8 +370,8 @@ export const docs = operations({
       'not exist (404 ORDER_NOT_FOUND). The journeys (2 to 10, possibly of several companies) are fixed by that first hold ' +
       '(409 ORDER_JOURNEYS_MISMATCH for another set); a journey in an order is held, confirmed and released only through it ' +
       '(409 JOURNEY_IN_ORDER on its own routes), and a journey held on its own cannot join one while that hold lasts (409 ' +
-      'JOURNEY_NOT_HOLDABLE; once it ran out the journey joins, its hold written EXPIRED first). A refused first hold binds ' +
-      'nothing: the order id stays unused and its journeys free to be held alone or in another order. One hold batch covers ' +
+      'JOURNEY_NOT_HOLDABLE; once it ran out the journey joins, its hold written EXPIRED first). A refused (or failed) first hold ' +
+      'binds nothing: the order id stays unused and its journeys free to be held alone or in another order. One hold batch covers ' +
       `every seat of every journey: all or nothing. ${HOLD_RULES}`,
     tags: TAGS,
     responses: RESPONSES.hold,

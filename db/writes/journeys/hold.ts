@@ -69,7 +69,7 @@ interface HoldLeg {
  * SEAT_HOLD_LIMIT_REACHED).
  */
 export async function placeHold(db: Database, input: PlaceHoldInput): Promise<PlacedHold> {
-  return (await placeHoldThenRead(db, input, async () => undefined)).placed;
+  return (await placeHoldThenRead(db, input, async () => undefined, isRefusal)).placed;
 }
 
 /**
@@ -79,8 +79,11 @@ export async function placeHold(db: Database, input: PlaceHoldInput): Promise<Pl
  * as any read does, expiring an overdue hold first.
  */
 export async function placeHoldWithProjection(db: Database, input: PlaceHoldInput) {
-  const { placed, read } = await placeHoldThenRead(db, input, (client) =>
-    readConfirmationProjection(serialRows(client), input.scope, input.ownerUserId),
+  const { placed, read } = await placeHoldThenRead(
+    db,
+    input,
+    (client) => readConfirmationProjection(serialRows(client), input.scope, input.ownerUserId),
+    () => true,
   );
   return { placed, projection: read ?? undefined };
 }
@@ -91,15 +94,16 @@ export async function placeHoldWithProjection(db: Database, input: PlaceHoldInpu
  * of the owner's other journey on one of those trips locks the trip, its scope, then the owner's row
  * (test/api/customer/hold-confirm-races.test.ts); the side PostgreSQL ends has written nothing.
  * A draft writes its journeys (and binds an order's) in a transaction of its own, before this one:
- * when this hold is refused, what the draft wrote for a scope never held is undone (a refusal writes
- * nothing; a guest quote stays unclaimed), and the refusal is the answer whatever the undo meets.
- * Other errors keep it for a retry (an activity's retry holds the scope as drafted; the route's
- * retry drafts it again).
+ * when this hold fails as `undoAfter` says, what the draft wrote for a scope never held is undone
+ * (a refusal writes nothing; a guest quote stays unclaimed), and the failure is the answer whatever
+ * the undo meets. The route undoes after any failure (a 500 binds nothing either: its retry drafts
+ * again); an activity only after a refusal, since its retry holds the scope as drafted.
  */
 async function placeHoldThenRead<T>(
   db: Database,
   input: PlaceHoldInput,
   read: (client: PoolClient) => Promise<T>,
+  undoAfter: (error: unknown) => boolean,
 ): Promise<{ placed: PlacedHold; read?: T }> {
   try {
     return await withDeadlockRetry(() =>
@@ -109,13 +113,15 @@ async function placeHoldThenRead<T>(
       }),
     );
   } catch (error) {
-    if (error instanceof JourneyRefusal) {
+    if (undoAfter(error)) {
       const undo = input.scope.kind === 'ORDER' ? unbindUnheldOrder : discardUnheldJourney;
       await undo(db, input.scope.id).catch(() => undefined);
     }
     throw error;
   }
 }
+
+const isRefusal = (error: unknown) => error instanceof JourneyRefusal;
 
 async function placeLockedHold(
   client: PoolClient,

@@ -1036,6 +1036,40 @@ describe('journey orders', () => {
     expect(held.status, held.text).toBe(200);
   });
 
+  it('a first order hold that fails (a database error, 500) binds nothing either: its journeys may be held alone', async () => {
+    const trip = await tripOf(app.db);
+    const caller = await mobileTraveller(app);
+    const a = await quote(app, caller, [{ trip, assignments: ['1'] }]);
+    const b = await quote(app, caller, [{ trip, assignments: ['5'] }]);
+    const orderId = randomUUID();
+    // The order's hold batch cannot be written, once: the draft has committed its binding by then.
+    const name = `fail_hold_${orderId.slice(0, 8)}`;
+    await app.db.query(`create function ${name}() returns trigger language plpgsql as $$
+      begin
+        if new.scope_id = '${orderId}'::uuid then raise exception 'hold batches unavailable'; end if;
+        return new;
+      end $$`);
+    await app.db.query(
+      `create trigger ${name} before insert on hold_batches for each row execute function ${name}()`,
+    );
+    try {
+      const failed = await holdOrder(app, caller, orderId, [a.journey_id, b.journey_id]);
+      expect([failed.status, failed.body.errorCode]).toEqual([500, 'INTERNAL_ERROR']);
+    } finally {
+      await app.db.query(`drop trigger ${name} on hold_batches`);
+      await app.db.query(`drop function ${name}()`);
+    }
+    const [left] = await app.db.query<{ orders: number; bound: number; batches: number }>(
+      `select (select count(*)::int from journey_orders where id = $1) as orders,
+              (select count(*)::int from journeys where order_id = $1) as bound,
+              (select count(*)::int from hold_batches where scope_id = $1) as batches`,
+      [orderId],
+    );
+    expect(left).toEqual({ orders: 0, bound: 0, batches: 0 });
+    const alone = await holdJourney(app, caller, a.journey_id, { quote_id: a.quote_id });
+    expect(alone.status, alone.text).toBe(200);
+  });
+
   it('a refused first order hold of guest quotes writes none of their journeys: another account may hold them', async () => {
     const trip = await tripOf(app.db);
     const a = await quote(app, null, [{ trip, assignments: ['1'] }]);
