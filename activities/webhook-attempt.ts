@@ -62,7 +62,8 @@ function send(
     target,
     body,
     timeoutMs,
-    excerptBytes: WEBHOOK_LIMITS.responseExcerptLength,
+    // The log keeps characters; one is at most four bytes of UTF-8.
+    excerptBytes: WEBHOOK_LIMITS.responseExcerptLength * 4,
     headers: {
       'Content-Type': 'application/json',
       'User-Agent': 'BusBooking-Webhooks/1.0',

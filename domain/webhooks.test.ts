@@ -59,5 +59,7 @@ describe('webhook delivery rules', () => {
     expect(responseExcerpt('ok\u0000')).toBe('ok\uFFFD');
     expect(responseExcerpt('\u0000'.repeat(600))).toBe('\uFFFD'.repeat(512));
     expect(responseExcerpt('x'.repeat(600))).toHaveLength(512);
+    // Characters, not UTF-16 units: a pair at the cut is kept whole or left out, never halved.
+    expect(responseExcerpt(`${'x'.repeat(511)}🚌🚌`)).toBe(`${'x'.repeat(511)}🚌`);
   });
 });

@@ -137,14 +137,12 @@ export const WEBHOOK_LIMITS = {
 } as const;
 
 /**
- * Cuts a receiver's answer for the attempt log, storable as PostgreSQL text: a NUL (which text
- * refuses) becomes U+FFFD, as bytes that are not UTF-8 already do when the answer is read.
+ * Cuts a receiver's answer for the attempt log to its first responseExcerptLength characters (code
+ * points, so no pair is cut in two), storable as PostgreSQL text: a NUL (which text refuses)
+ * becomes U+FFFD, as bytes that are not UTF-8 already do when the answer is read.
  */
 export function responseExcerpt(text: string): string {
-  const cut =
-    text.length > WEBHOOK_LIMITS.responseExcerptLength
-      ? text.slice(0, WEBHOOK_LIMITS.responseExcerptLength)
-      : text;
+  const cut = Array.from(text).slice(0, WEBHOOK_LIMITS.responseExcerptLength).join('');
   return cut.replaceAll('\u0000', '\uFFFD');
 }
 

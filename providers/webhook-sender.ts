@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupAddress } from 'node:dns';
+import { StringDecoder } from 'node:string_decoder';
 import type { ResolvedTarget } from './webhook-target.js';
 
 /**
@@ -38,7 +39,8 @@ function pinnedLookup(target: ResolvedTarget) {
 
 /**
  * Reads at most `limit` bytes of the answer, then stops reading; `done` is called once the body
- * ends (or fails, or the limit is reached). The answer: what has been read so far, at any moment.
+ * ends (or fails, or the limit is reached). The answer: what has been read so far, at any moment,
+ * as whole characters (a character the limit cut in two is left out, not shown as U+FFFD).
  */
 function readExcerpt(response: IncomingMessage, limit: number, done: () => void): () => string {
   const chunks: Buffer[] = [];
@@ -54,7 +56,7 @@ function readExcerpt(response: IncomingMessage, limit: number, done: () => void)
   response.on('end', done);
   response.on('error', done);
   response.on('close', done);
-  return () => Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+  return () => new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, limit));
 }
 
 export function postWebhook(post: WebhookPost): Promise<WebhookAnswer> {

@@ -128,6 +128,23 @@ describe('a webhook delivery attempt', () => {
     ]);
   });
 
+  it('an answer in Arabic is logged as its first 512 characters, whole, not 512 bytes cut mid-letter', async () => {
+    const sentence = 'رقم الحجز غير معروف لدينا، يرجى المحاولة لاحقاً. ';
+    const logged = async (body: string) => {
+      const deliveryId = await pendingDelivery(`${base}/arabic`);
+      answer = { status: 400, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body };
+      await activities(true).attemptWebhookDelivery({ deliveryId, trigger: 'AUTOMATIC' });
+      const [attempt] = await attemptsOf(deliveryId);
+      return attempt!.response_excerpt as string;
+    };
+    // 300 letters are 600 bytes: logged whole.
+    const short = sentence.repeat(10).slice(0, 300);
+    expect(await logged(short)).toBe(short);
+    // 700 letters with a letter of four bytes in the middle of the cut: its first 512 characters.
+    const long = [...sentence.repeat(20).slice(0, 300), '🚌', ...sentence.repeat(20).slice(0, 399)];
+    expect(await logged(long.join(''))).toBe(long.slice(0, 512).join(''));
+  });
+
   it('a 200 whose body holds a NUL byte is DELIVERED and logged (the excerpt stored with U+FFFD), sent once', async () => {
     const deliveryId = await pendingDelivery(`${base}/nul`);
     answer = { status: 200, body: 'ok\u0000' };
