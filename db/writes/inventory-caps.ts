@@ -35,9 +35,10 @@ export async function lockActiveTraveller(q: Queryable, userId: string): Promise
 }
 
 /**
- * Seats the account holds per trip (HELD allocations of its live seat locks and journey holds):
- * `adding` counts those of `batchId` (a hold this transaction just wrote), `held` all others, so a
- * hold's own seats are never counted twice.
+ * Seats the account holds per trip (HELD allocations of its live seat locks and journey holds), each
+ * seat once however many stretches of the trip it is held on (seat 1 held A → B and B → C is one
+ * seat, as one hold A → C is): `held` counts the seats held outside `batchId` (a hold this
+ * transaction just wrote), `adding` the batch's seats not among them, so no seat counts twice.
  */
 async function heldSeatsByTrip(
   q: Queryable,
@@ -46,8 +47,9 @@ async function heldSeatsByTrip(
 ): Promise<TripHeldSeats[]> {
   const { rows } = await q.query<{ trip_id: string; held: number; adding: number }>(
     `select a.trip_id,
-            count(*) filter (where a.hold_batch_id is distinct from $2::uuid)::int as held,
-            count(*) filter (where a.hold_batch_id = $2::uuid)::int as adding
+            count(distinct a.seat_id) filter (where a.hold_batch_id is distinct from $2::uuid)::int as held,
+            (count(distinct a.seat_id)
+              - count(distinct a.seat_id) filter (where a.hold_batch_id is distinct from $2::uuid))::int as adding
      from hold_batches b join seat_allocations a on a.hold_batch_id = b.id
      where b.owner_user_id = $1 and b.status = 'ACTIVE' and b.expires_at > now()
        and a.status = 'HELD' and a.expires_at > now()
