@@ -1,10 +1,11 @@
 import { compareManifestPlaces, type Attendance, type ManifestItemType } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
 import { iso, isoOrNull } from '../row-fields.js';
+import { overdueScopeSql } from './journeys.js';
 
 /**
  * A trip's manifest: one item per traveller. Every modern traveller is a JOURNEY_TICKET item (its
- * ticket on this trip, pending confirmation, valid or used); a BOOKING item stands for a legacy
+ * ticket on this trip, pending confirmation (in a scope still open), valid or used); a BOOKING item stands for a legacy
  * booking row that has no ticket on the trip. Cancelled and re-issued tickets are not travellers.
  * Instants arrive as text.
  */
@@ -149,8 +150,15 @@ const VISIT_COLUMNS = `bc.id as board_call_id, bc.sequence as board_sequence, bs
  * app's trip list and manifest header, db/queries/driver-trips.ts) counts what the manifest lists.
  */
 
-/** SQL boolean: journey ticket `k` is a traveller of its trip (pending confirmation, valid or used). */
-export const ticketTravellerSql = (k: string) => `${k}.status in ('PENDING_CONFIRMATION', 'VALID', 'USED')`;
+/**
+ * SQL boolean: journey ticket `k` is a traveller of its trip: valid or used, or pending confirmation
+ * in a journey or order not closed at a decision deadline (./journeys.ts overdueScopeSql: its seat is
+ * free from that deadline, perhaps sold again, though no worker has released the scope yet).
+ */
+export const ticketTravellerSql = (k: string) =>
+  `(${k}.status in ('VALID', 'USED') or (${k}.status = 'PENDING_CONFIRMATION' and not exists (
+     select 1 from journeys sj where sj.id = ${k}.journey_id
+       and ${overdueScopeSql(`case when sj.order_id is null then 'JOURNEY' else 'ORDER' end`, 'coalesce(sj.order_id, sj.id)')})))`;
 
 /** SQL boolean: bookings row `b` is a legacy traveller of its trip: live, and without a ticket on that trip. */
 export const legacyTravellerSql = (b: string) =>

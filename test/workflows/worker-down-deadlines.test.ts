@@ -203,6 +203,28 @@ describe('a journey request whose decision deadline passed while no worker runs'
     expect(await cancelledEvents(app.db, journeyId)).toBe(2);
   });
 
+  it("leaves the trip's manifest once its seats are sold again, though no worker released it", async () => {
+    const trip = await tripOf(app.db, { rows: 1 });
+    await setConfirmation(app.db, trip.companyId, { mode: 'MANUAL_CONFIRM', window: 15 });
+    const asked = await bookJourney(app, await mobileTraveller(app), [{ trip }], trip.seatCount);
+    await timePasses(app.db, asked.journeyId, '30 minutes');
+    // The seats are free from the deadline: another traveller buys them all (the company now automatic).
+    await setConfirmation(app.db, trip.companyId, { mode: 'AUTO_CONFIRM' });
+    await bookJourney(app, await mobileTraveller(app), [{ trip }], trip.seatCount);
+
+    const staff = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
+    const view = await dispatchView(app, staff, trip.tripId);
+    expect(view.status, view.text).toBe(200);
+    const listed = (view.body.data.manifest as { journey_id: string; ticket_status: string }[]).map(
+      (item) => [
+        item.journey_id === asked.journeyId ? 'the closed request' : 'the buyer',
+        item.ticket_status,
+      ],
+    );
+    expect(listed).toEqual(Array(trip.seatCount).fill(['the buyer', 'VALID']));
+    expect(view.body.data.counters).toMatchObject({ total: trip.seatCount, awaiting_confirmation: 0 });
+  });
+
   it("keeps its seats held while a company that approved leaves another company's window open", async () => {
     const { first, second } = await connectionOfTwoWindows();
     const traveller = await mobileTraveller(app);
