@@ -8,13 +8,15 @@ import {
 } from '../../providers/sms-verify.js';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
-import { linkedChat, openChallenge } from '../../db/queries/otp-challenges.js';
+import { linkedChat, openChallenge, type OpenChallenge } from '../../db/queries/otp-challenges.js';
 import {
   checkLocalCode,
   closeChallenge,
   closeProviderChallenge,
   openLocalChallenge,
   openProviderChallenge,
+  spendChallenge,
+  type SpendCode,
 } from '../../db/writes/otp-challenges.js';
 import type { Database } from '../../db/orm.js';
 import { arabicDuration, englishDuration } from '../../domain/account-email.js';
@@ -36,6 +38,9 @@ import { hashSecret, sameSecret } from './secrets.js';
  *
  * Local codes: 6 digits, valid OTP_LOCAL_CODE_TTL_SECONDS (5 min), burnt after
  * OTP_LOCAL_MAX_ATTEMPTS (5) wrong entries. Sending a new code closes the phone's previous one.
+ * A right code is used up only by the transaction of what it was entered for (the sign-in with its
+ * session, the phone completion): a refusal or a failure there leaves it usable, as an
+ * identity-provider nonce is (only a successful attempt consumes it). A wrong entry counts at once.
  * Raw provider errors and keys go to the server log only; the client gets a stable errorCode.
  */
 
@@ -127,16 +132,27 @@ export async function sendOtp(
   return { phone, actualChannel: 'sms', fallbackToSms: requested !== 'sms', localCode: null };
 }
 
+/** A right code: its number, and its spending for the transaction of what it was entered for. */
+export interface CheckedOtp {
+  /** The phone number in E.164 form. */
+  phone: string;
+  /**
+   * Uses the code up inside that transaction (signInByPhone, completePhone), so it rolls back with
+   * it; 400 OTP_EXPIRED there when a parallel attempt spent it first (or a new code replaced it).
+   */
+  spend: SpendCode;
+}
+
 /**
- * Checks a code against the challenge last sent to `phone` and consumes it on success. Whatever
- * channel delivered the code decides how it is checked, so `method` needs no agreement with the
- * send (a chatapp request may have gone by SMS). Throws 400 OTP_INVALID, 400 OTP_EXPIRED,
- * 429 OTP_TOO_MANY_ATTEMPTS, 503 OTP_UNAVAILABLE (or 503 PRELAUNCH_PHONE_NOT_ALLOWED).
+ * Checks a code against the challenge last sent to `phone`; a right one is not used up yet (see
+ * CheckedOtp.spend). Whatever channel delivered the code decides how it is checked, so `method`
+ * needs no agreement with the send (a chatapp request may have gone by SMS). Throws 400 OTP_INVALID,
+ * 400 OTP_EXPIRED, 429 OTP_TOO_MANY_ATTEMPTS, 503 OTP_UNAVAILABLE (or 503 PRELAUNCH_PHONE_NOT_ALLOWED).
  */
 export async function checkOtp(
   deps: OtpDeps,
   attempt: { phone: string; code: string; method?: OtpMethod },
-): Promise<{ phone: string }> {
+): Promise<CheckedOtp> {
   const phone = requirePhone(attempt.phone);
   const prelaunch = deps.config.OTP_PRELAUNCH;
   if (prelaunch && !isReservedDemoPhone(phone)) throw prelaunchRefusal();
@@ -151,7 +167,17 @@ export async function checkOtp(
   if (outcome === 'wrong_code') throw otpInvalid();
   if (outcome === 'expired') throw otpExpired();
   if (outcome === 'too_many_attempts') throw tooManyAttempts();
-  return { phone };
+  return { phone, spend: (client) => spendCode(client, challenge) };
+}
+
+/**
+ * A local code spent, replaced, expired or burnt between its check and this transaction is refused.
+ * The provider's approval stands by itself (the provider judged the code and has closed its
+ * verification): its challenge is closed here if still open.
+ */
+async function spendCode(client: Parameters<SpendCode>[0], challenge: OpenChallenge): Promise<void> {
+  const spent = await spendChallenge(client, challenge.id);
+  if (!spent && challenge.local) throw otpExpired();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -266,7 +292,10 @@ async function newLocalChallenge(
   return { id, code };
 }
 
-/** Asks the provider; a verification it has closed (approved, expired, burnt) is closed here too. */
+/**
+ * Asks the provider; a verification it has closed as expired or burnt is closed here too. An
+ * approved one is closed by the transaction that spends it (spendCode).
+ */
 async function checkProviderCode(
   deps: OtpDeps,
   challengeId: string,
@@ -282,6 +311,7 @@ async function checkProviderCode(
     deps.logger.warn({ detail: error.detail }, 'SMS verification provider unavailable');
     throw unavailable(error.retryAfterSeconds);
   }
-  if (result !== 'wrong_code') await closeProviderChallenge(deps.db, challengeId);
+  if (result === 'expired' || result === 'too_many_attempts')
+    await closeProviderChallenge(deps.db, challengeId);
   return result;
 }

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Context } from 'koa';
+import type { PoolClient } from 'pg';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import {
@@ -9,8 +10,10 @@ import {
 } from '../../db/queries/traveller-sessions.js';
 import {
   openTravellerSession,
+  openTravellerSessionWithin,
   revokeTravellerSession as revokeSession,
   rotateRefreshToken as rotateTokenHash,
+  type OpenedSession,
   type SessionChannel,
 } from '../../db/writes/traveller-sessions.js';
 import { scopeFromAppMetadata, scopeToAppMetadata } from '../../domain/inventory-scope.js';
@@ -119,7 +122,16 @@ async function signFor(
   userId: string,
   sessionId: string,
 ): Promise<{ token: string; expiresAt: number }> {
-  const scope = scopeFromAppMetadata((await travellerAppMetadata(deps.db, userId)) ?? {});
+  return signWith(deps, userId, sessionId, await travellerAppMetadata(deps.db, userId));
+}
+
+async function signWith(
+  deps: SessionDeps,
+  userId: string,
+  sessionId: string,
+  appMetadata: unknown,
+): Promise<{ token: string; expiresAt: number }> {
+  const scope = scopeFromAppMetadata(appMetadata ?? {});
   if (!scope) throw new Refusal(500, 'INTERNAL_ERROR', 'The account metadata is unreadable');
   return deps.tokens.sign({ userId, sessionId, scope }, deps.config.TRAVELLER_ACCESS_TTL_SECONDS);
 }
@@ -134,15 +146,42 @@ export async function issueTravellerSession(
   channel: SessionChannel,
 ): Promise<IssuedSession> {
   const refreshToken = newSecret();
-  const sessionId = await openTravellerSession(deps.db, {
-    userId,
-    channel,
-    refreshTokenHash: hashSecret(refreshToken),
-    ttlDays: deps.config.TRAVELLER_SESSION_TTL_DAYS,
-  });
-  if (sessionId === null) throw new Refusal(403, 'ACCOUNT_DISABLED', 'This account is disabled');
-  const { token, expiresAt } = await signFor(deps, userId, sessionId);
-  return { sessionId, token, refreshToken, expiresAt };
+  const opened = await openTravellerSession(deps.db, newSession(deps, userId, channel, refreshToken));
+  return signedSession(deps, userId, opened, refreshToken);
+}
+
+/**
+ * The same inside the transaction of the sign-in that starts it (db/writes phone-sign-in.ts,
+ * traveller-identity/sign-in.ts): the session row, its token and the sign-in commit together, so a
+ * session that cannot be written or signed leaves nothing of the sign-in behind.
+ */
+export async function issueTravellerSessionWithin(
+  deps: SessionDeps,
+  client: PoolClient,
+  userId: string,
+  channel: SessionChannel,
+): Promise<IssuedSession> {
+  const refreshToken = newSecret();
+  const opened = await openTravellerSessionWithin(client, newSession(deps, userId, channel, refreshToken));
+  return signedSession(deps, userId, opened, refreshToken);
+}
+
+const newSession = (deps: SessionDeps, userId: string, channel: SessionChannel, refreshToken: string) => ({
+  userId,
+  channel,
+  refreshTokenHash: hashSecret(refreshToken),
+  ttlDays: deps.config.TRAVELLER_SESSION_TTL_DAYS,
+});
+
+async function signedSession(
+  deps: SessionDeps,
+  userId: string,
+  opened: OpenedSession | null,
+  refreshToken: string,
+): Promise<IssuedSession> {
+  if (opened === null) throw new Refusal(403, 'ACCOUNT_DISABLED', 'This account is disabled');
+  const { token, expiresAt } = await signWith(deps, userId, opened.id, opened.appMetadata);
+  return { sessionId: opened.id, token, refreshToken, expiresAt };
 }
 
 /**

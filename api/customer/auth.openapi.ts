@@ -171,7 +171,10 @@ export const docsFor = (config: Config) =>
     verifyOtp: {
       summary: 'Sign in with the one-time code (creates the account when new)',
       description:
-        'The code is checked against the last one sent to the number, whatever channel carried it, and used up on success. ' +
+        'The code is checked against the last one sent to the number, whatever channel carried it, and used up only by a ' +
+        'sign-in that succeeds: the code, a new account and the session are written in one transaction, so a refusal ' +
+        '(403 ACCOUNT_DISABLED) or a server error leaves the code usable (but for an SMS code, which the provider closes ' +
+        'once it approves it: then request a new one) and no account created; a wrong code counts against its attempts at once. ' +
         '400 OTP_INVALID (wrong code), 400 OTP_EXPIRED (expired, used, replaced, or none sent), 429 OTP_TOO_MANY_ATTEMPTS ' +
         '(the code is burnt; request a new one), 503 OTP_UNAVAILABLE (with Retry-After, as on send-otp), 503 ' +
         'PRELAUNCH_PHONE_NOT_ALLOWED, 403 ACCOUNT_DISABLED. ' +

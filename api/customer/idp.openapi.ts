@@ -267,7 +267,8 @@ export const docsFor = (config: Config) =>
       description:
         'Needs a traveller session (mobile: Authorization: Bearer; web: cookies and X-CSRF-Token). The one-time code is ' +
         'checked first (send it with POST /auth/customer/send-otp); its refusals pass through unchanged: 400 INVALID_PHONE, 400 OTP_INVALID, 400 OTP_EXPIRED, 429 OTP_TOO_MANY_ATTEMPTS, 503 OTP_UNAVAILABLE, and nothing is written. Then, in one ' +
-        'transaction: a number no traveller has is added, with a new traveller profile when the account has none. A ' +
+        'transaction that also uses the code up (a refusal or a server error there leaves the code usable and nothing ' +
+        'changed): a number no traveller has is added, with a new traveller profile when the account has none. A ' +
         'number of an older traveller record is merged when safe: that old account had no other way to sign in (no ' +
         'identity-provider account, no password, no verified e-mail), was active and saw the same inventory scope, and at most one of the two ' +
         'travellers (an account with its profile) has operational data (favorites, journeys, holds and seat locks, ' +

@@ -9,7 +9,12 @@ import {
 import type { AppContext } from '../app.js';
 import { resetPassword, sendVerificationEmail } from '../auth/email.js';
 import { checkOtp, type OtpMethod } from '../auth/otp.js';
-import { issueTravellerSession, type IssuedSession, type SessionChannel } from '../auth/traveller-session.js';
+import {
+  issueTravellerSession,
+  issueTravellerSessionWithin,
+  type IssuedSession,
+  type SessionChannel,
+} from '../auth/traveller-session.js';
 import { Refusal } from '../http/errors.js';
 
 /**
@@ -25,9 +30,10 @@ export async function signInWithIdp(
   channel: SessionChannel,
   nonce?: PresentedNonce,
 ): Promise<IdpSignIn & { session: IssuedSession }> {
-  const signIn = await signInWithIdentity(context.db, identity, nonce);
-  const session = await issueTravellerSession(context, signIn.user.id, channel);
-  return { ...signIn, session };
+  // The session is written in the sign-in's transaction: the nonce is spent only with it.
+  return signInWithIdentity(context.db, identity, nonce, (client, signIn) =>
+    issueTravellerSessionWithin(context, client, signIn.user.id, channel),
+  );
 }
 
 export interface OtpSignInRequest {
@@ -49,16 +55,26 @@ export async function signInWithOtp(
   channel: SessionChannel,
   requestId: string,
 ): Promise<PhoneSignIn & { session: IssuedSession }> {
-  const { phone } = await checkOtp(context, request);
-  const signIn = await signInByPhone(context.db, { phone, name: request.name, email: request.email });
-  if (!signIn.active) throw new Refusal(403, 'ACCOUNT_DISABLED', 'This account is disabled');
-  const session = await issueTravellerSession(context, signIn.user.id, channel);
+  const { phone, spend } = await checkOtp(context, request);
+  // One transaction spends the code, finds or creates the account and writes the session: a
+  // refusal or failure leaves the code usable and no account, so the retry is still a sign-up.
+  const signIn = await signInByPhone(
+    context.db,
+    { phone, name: request.name, email: request.email },
+    {
+      spend,
+      start: (client, account) => {
+        if (!account.active) throw new Refusal(403, 'ACCOUNT_DISABLED', 'This account is disabled');
+        return issueTravellerSessionWithin(context, client, account.user.id, channel);
+      },
+    },
+  );
   if (signIn.isNewUser && signIn.emailVerificationPending && signIn.user.email) {
     void sendVerificationEmail(context, signIn.user.id, signIn.user.email).catch((error: unknown) =>
       context.logger.warn({ err: error, requestId }, 'verification e-mail not sent at sign-up'),
     );
   }
-  return { ...signIn, session };
+  return signIn;
 }
 
 /** Uses a recovery link to set a new password, then starts a web session. */

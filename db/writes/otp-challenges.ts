@@ -74,7 +74,10 @@ export async function closeChallenge(db: Database, challengeId: string): Promise
   await db.query('update otp_challenges set consumed_at = now() where id = $1', [challengeId]);
 }
 
-/** The provider closed its verification (approved, expired, burnt): the challenge is closed too. */
+/**
+ * The provider closed its verification as expired or burnt: the challenge is closed too (an approved
+ * one is spent by the transaction it was entered for: spendChallenge).
+ */
 export async function closeProviderChallenge(db: Database, challengeId: string): Promise<void> {
   await db.query('update otp_challenges set consumed_at = now() where id = $1 and consumed_at is null', [
     challengeId,
@@ -90,8 +93,10 @@ interface LocalCodeRow {
 
 /**
  * Checks a local code under a row lock, so parallel guesses cannot exceed the attempt limit:
- * `matches` compares the stored hash with the code entered, and a match consumes the challenge.
- * The wrong entry that reaches the limit already answers too_many_attempts.
+ * `matches` compares the stored hash with the code entered. A wrong entry counts at once (its own
+ * transaction commits it, whatever follows); a match consumes nothing: the caller spends the
+ * challenge in the transaction of what the code is for (spendChallenge), so only a successful
+ * attempt uses the code up. The wrong entry that reaches the limit already answers too_many_attempts.
  */
 export async function checkLocalCode(
   db: Database,
@@ -107,11 +112,31 @@ export async function checkLocalCode(
     const row = rows[0];
     if (!row?.usable) return 'expired';
     if (row.attempts >= row.max_attempts) return 'too_many_attempts';
-    if (matches(row.code_hash)) {
-      await client.query('update otp_challenges set consumed_at = now() where id = $1', [challengeId]);
-      return 'approved';
-    }
+    if (matches(row.code_hash)) return 'approved';
     await client.query('update otp_challenges set attempts = attempts + 1 where id = $1', [challengeId]);
     return row.attempts + 1 >= row.max_attempts ? 'too_many_attempts' : 'wrong_code';
   });
 }
+
+/**
+ * Spends a checked code inside the caller's transaction (the sign-in or the phone completion it
+ * was checked for): if that transaction fails or is refused, the rollback leaves the code as it
+ * was, so only a successful attempt consumes it. The update locks the challenge row, so of two
+ * attempts with the same code the second waits and finds it spent. False when the challenge was
+ * spent or replaced since it was checked, or (a local code) expired or burnt meanwhile.
+ */
+export async function spendChallenge(client: PoolClient, challengeId: string): Promise<boolean> {
+  const { rowCount } = await client.query(
+    `update otp_challenges set consumed_at = now()
+     where id = $1 and consumed_at is null
+       and (code_hash is null or (expires_at > now() and attempts < max_attempts))`,
+    [challengeId],
+  );
+  return rowCount === 1;
+}
+
+/**
+ * A checked code's spending, run first in the transaction of what the code is for (signInByPhone,
+ * completePhone): made by api/auth/otp.ts checkOtp, it refuses the code spent meanwhile.
+ */
+export type SpendCode = (client: PoolClient) => Promise<void>;

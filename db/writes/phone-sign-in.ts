@@ -2,11 +2,13 @@ import type { PoolClient } from 'pg';
 import { scopeToAppMetadata } from '../../domain/inventory-scope.js';
 import type { Database } from '../orm.js';
 import { DEMO_TRAVELLERS, demoTravellerScope } from '../seed/demo-identities.js';
+import type { SpendCode } from './otp-challenges.js';
 import { lockKey } from './traveller-identity/accounts.js';
 
 /**
  * The account behind a phone number whose one-time code was just verified: the existing user, or
- * a new passenger profile plus user (pointing at it) created in one transaction.
+ * a new passenger profile plus user (pointing at it) created in one transaction, the one that
+ * spends the code and starts the session.
  *
  * Inventory scope is server-side metadata only: the reserved demo numbers get their persona's
  * app_metadata each time they sign in; nothing from the request reaches app_metadata.
@@ -48,8 +50,29 @@ interface UserRow {
   status: string;
 }
 
-export async function signInByPhone(db: Database, input: PhoneSignInInput): Promise<PhoneSignIn> {
-  return db.transaction((client) => signInByPhoneWithin(client, input));
+/** What a code sign-in does in its transaction besides finding or creating the account. */
+export interface PhoneSignInSteps<Session> {
+  /** Uses the one-time code up, first (api/auth/otp.ts checkOtp). */
+  spend: SpendCode;
+  /** Starts the session of the account found or created, last (or refuses it: nothing is kept). */
+  start: (client: PoolClient, signIn: PhoneSignIn) => Promise<Session>;
+}
+
+/**
+ * Signs in with a verified code in one transaction: the code is spent, the account found or
+ * created and the session started together, so a refusal or a failure of any of them leaves the
+ * code usable and creates no account (the retry is still a new user's sign-in).
+ */
+export async function signInByPhone<Session>(
+  db: Database,
+  input: PhoneSignInInput,
+  steps: PhoneSignInSteps<Session>,
+): Promise<PhoneSignIn & { session: Session }> {
+  return db.transaction(async (client) => {
+    await steps.spend(client);
+    const signIn = await signInByPhoneWithin(client, input);
+    return { ...signIn, session: await steps.start(client, signIn) };
+  });
 }
 
 /** The same inside the caller's transaction (the demo seed runs in one). */

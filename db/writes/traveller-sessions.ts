@@ -1,3 +1,4 @@
+import type { PoolClient } from 'pg';
 import { isDuplicateRefresh, isOrphanedReplacement } from '../../domain/refresh-token-reuse.js';
 import type { Database, TransactionClient } from '../orm.js';
 
@@ -16,12 +17,19 @@ export interface NewTravellerSession {
   ttlDays: number;
 }
 
-interface IdRow {
+/** A session just opened, with the server-set metadata (inventory scope) its access token carries. */
+export interface OpenedSession {
   id: string;
+  appMetadata: unknown;
+}
+
+interface OpenedSessionRow {
+  id: string;
+  app_metadata: unknown;
 }
 
 /**
- * A session and its first refresh token, in one transaction; answers the session id, or null when
+ * A session and its first refresh token, in one transaction; answers the session, or null when
  * the account is not ACTIVE. The account is read `for share`: a phone merge that disables it (and
  * revokes its sessions) either ends before this reads it, or waits until this session exists and then
  * revokes it too, so a sign-in racing a merge never leaves a live session on a disabled account.
@@ -29,23 +37,35 @@ interface IdRow {
 export async function openTravellerSession(
   db: Database,
   session: NewTravellerSession,
-): Promise<string | null> {
-  return db.transaction(async (client) => {
-    const { rows } = await client.query<IdRow>(
-      `with account as (select id from users where id = $1 and status = 'ACTIVE' for share)
+): Promise<OpenedSession | null> {
+  return db.transaction((client) => openTravellerSessionWithin(client, session));
+}
+
+/**
+ * The same inside the transaction of the sign-in that starts it (a one-time code, the identity
+ * provider): a session that cannot be written rolls the whole sign-in back.
+ */
+export async function openTravellerSessionWithin(
+  client: PoolClient,
+  session: NewTravellerSession,
+): Promise<OpenedSession | null> {
+  const { rows } = await client.query<OpenedSessionRow>(
+    `with account as (select id, app_metadata from users where id = $1 and status = 'ACTIVE' for share),
+     opened as (
        insert into traveller_sessions (user_id, channel, expires_at)
        select id, $2, now() + make_interval(days => $3) from account
-       returning id`,
-      [session.userId, session.channel, session.ttlDays],
-    );
-    const id = rows[0]?.id;
-    if (id === undefined) return null;
-    await client.query(
-      `insert into refresh_tokens (session_id, token_hash, expires_at) values ($1, $2, now() + make_interval(days => $3))`,
-      [id, session.refreshTokenHash, session.ttlDays],
-    );
-    return id;
-  });
+       returning id
+     )
+     select opened.id, account.app_metadata from opened cross join account`,
+    [session.userId, session.channel, session.ttlDays],
+  );
+  const row = rows[0];
+  if (row === undefined) return null;
+  await client.query(
+    `insert into refresh_tokens (session_id, token_hash, expires_at) values ($1, $2, now() + make_interval(days => $3))`,
+    [row.id, session.refreshTokenHash, session.ttlDays],
+  );
+  return { id: row.id, appMetadata: row.app_metadata };
 }
 
 interface PresentedTokenRow {

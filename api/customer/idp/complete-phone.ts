@@ -17,8 +17,12 @@ export function registerCompletePhoneRoute(surface: Surface, { context, docs }: 
     body: CompletePhoneBody,
     handler: async (ctx, { body }) => {
       await checksPerIp.consume(ctx, clientKey(ctx));
-      const { phone } = await checkOtp(context, { phone: body.phone, code: body.code, method: body.method });
-      const completion = await completePhone(context.db, ctx.state.traveller!.userId, phone);
+      const { phone, spend } = await checkOtp(context, {
+        phone: body.phone,
+        code: body.code,
+        method: body.method,
+      });
+      const completion = await completePhone(context.db, ctx.state.traveller!.userId, phone, spend);
       ctx.body = {
         success: true,
         data: {

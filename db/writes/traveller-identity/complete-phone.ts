@@ -9,6 +9,7 @@ import {
 } from '../../../domain/traveller-identity.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
+import type { SpendCode } from '../otp-challenges.js';
 import { failClosed, lockKey, summaryOf, type TravellerSummary } from './accounts.js';
 import {
   ACCOUNT_HAS_OPERATIONAL_DATA,
@@ -32,15 +33,23 @@ export interface PhoneCompletion {
  * the older profile as canonical, moves what hangs on the other one to it and marks it
  * merged_into_id, gives this user everything the old user did (journeys, bookings, loyalty, ...:
  * traveller-data.ts), moves the phone to this user, and disables the old user (now without any way
- * to sign in) with its sessions ended. A refusal leaves everything as it was.
+ * to sign in) with its sessions ended. The one-time code is spent first in the same transaction
+ * (`spend`, api/auth/otp.ts checkOtp): a refusal or a failure leaves everything as it was, the code
+ * still usable.
  */
-export async function completePhone(db: Database, userId: string, phone: string): Promise<PhoneCompletion> {
+export async function completePhone(
+  db: Database,
+  userId: string,
+  phone: string,
+  spend: SpendCode,
+): Promise<PhoneCompletion> {
   // It locks the users before their journeys, where a confirm in flight locks them the other way
   // round: PostgreSQL aborts one of the two, and the merge then runs again from the start.
   return failClosed(
     () =>
       withDeadlockRetry(() =>
         db.transaction(async (client) => {
+          await spend(client);
           await lockKey(client, `phone:${phone}`);
           const users = await lockUsers(client, userId, phone);
           const me = users.find((user) => user.id === userId);

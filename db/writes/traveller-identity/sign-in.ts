@@ -28,39 +28,47 @@ export interface IdpSignIn {
  *   4. else a new user with the verified e-mail, no phone and no passenger profile yet.
  * Addresses of company staff or administrators are refused first (IDP_STAFF_ACCOUNT_CONFLICT).
  * Any conflict refuses the whole operation: nothing is written and no parallel account appears.
+ * The session is started last (`start`) in the same transaction, so the nonce is spent and a new
+ * account kept only with it.
  */
-export async function signInWithIdentity(
+export async function signInWithIdentity<Session>(
   db: Database,
   identity: VerifiedIdentity,
-  nonce?: PresentedNonce,
-): Promise<IdpSignIn> {
+  nonce: PresentedNonce | undefined,
+  start: (client: PoolClient, signIn: IdpSignIn) => Promise<Session>,
+): Promise<IdpSignIn & { session: Session }> {
   return identityTransaction(db, identity, nonce, async (client) => {
-    const linked = await linkedUser(client, identity.subject);
-    if (linked) {
-      const refusal = linkedAccountRefusal(linked);
-      if (refusal) throw refusal;
-      await client.query('update user_identities set email = $3 where provider = $1 and subject = $2', [
-        PROVIDER,
-        identity.subject,
-        identity.email,
-      ]);
-      return { user: await summaryOf(client, linked.id), isNewUser: false };
-    }
-    const holder = await emailHolder(client, identity.email);
-    if (holder) {
-      const refusal = emailHolderRefusal(holder, await unlinkedBy(client, holder.id, identity.subject));
-      if (refusal) throw refusal;
-      await insertIdentity(client, holder.id, identity);
-      await client.query(`update users set name = $2, updated_at = now() where id = $1 and name = ''`, [
-        holder.id,
-        identity.name,
-      ]);
-      return { user: await summaryOf(client, holder.id), isNewUser: false };
-    }
-    const userId = await insertUser(client, identity);
-    await insertIdentity(client, userId, identity);
-    return { user: await summaryOf(client, userId), isNewUser: true };
+    const signIn = await findOrCreateTraveller(client, identity);
+    return { ...signIn, session: await start(client, signIn) };
   });
+}
+
+async function findOrCreateTraveller(client: PoolClient, identity: VerifiedIdentity): Promise<IdpSignIn> {
+  const linked = await linkedUser(client, identity.subject);
+  if (linked) {
+    const refusal = linkedAccountRefusal(linked);
+    if (refusal) throw refusal;
+    await client.query('update user_identities set email = $3 where provider = $1 and subject = $2', [
+      PROVIDER,
+      identity.subject,
+      identity.email,
+    ]);
+    return { user: await summaryOf(client, linked.id), isNewUser: false };
+  }
+  const holder = await emailHolder(client, identity.email);
+  if (holder) {
+    const refusal = emailHolderRefusal(holder, await unlinkedBy(client, holder.id, identity.subject));
+    if (refusal) throw refusal;
+    await insertIdentity(client, holder.id, identity);
+    await client.query(`update users set name = $2, updated_at = now() where id = $1 and name = ''`, [
+      holder.id,
+      identity.name,
+    ]);
+    return { user: await summaryOf(client, holder.id), isNewUser: false };
+  }
+  const userId = await insertUser(client, identity);
+  await insertIdentity(client, userId, identity);
+  return { user: await summaryOf(client, userId), isNewUser: true };
 }
 
 interface IdRow {

@@ -114,9 +114,11 @@ describe('POST /auth/customer/complete-phone and an old account with an e-mail',
     expect(booking).toEqual({ owner_user_id: old.userId });
     const [mine] = await app.db.query('select phone, status from users where id = $1', [me.userId]);
     expect(mine).toEqual({ phone: null, status: 'ACTIVE' });
-    // As every refusal after the code check: the code was used, so the same code cannot be sent again.
+    // As every refusal after the code check: the code is used up only by a completion that succeeds,
+    // so the same code is refused the same way again, and still nothing changes.
     const again = await complete(me.token, old.phone, code);
-    expect([again.status, again.body?.errorCode]).toEqual([400, 'OTP_EXPIRED']);
+    expect([again.status, again.body?.errorCode]).toEqual([409, 'ACCOUNT_LINK_REQUIRES_RECOVERY']);
+    expect(await snapshot(me, old)).toEqual(before);
   });
 
   it('merges an old account whose e-mail is not verified, as before', async () => {
