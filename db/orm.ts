@@ -72,6 +72,7 @@ import { Migration20261207001000_stretch_occupancy } from './migrations/Migratio
 import { Migration20261208000000_audit_row_kinds } from './migrations/Migration20261208000000_audit_row_kinds.js';
 import { Migration20261208020000_booking_seat_order } from './migrations/Migration20261208020000_booking_seat_order.js';
 import { Migration20261208030000_loyalty_booking_index } from './migrations/Migration20261208030000_loyalty_booking_index.js';
+import { Migration20261209000000_name_key } from './migrations/Migration20261209000000_name_key.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -132,6 +133,7 @@ const MIGRATIONS = [
   Migration20261208000000_audit_row_kinds,
   Migration20261208020000_booking_seat_order,
   Migration20261208030000_loyalty_booking_index,
+  Migration20261209000000_name_key,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { COMPANY_ACTIONS, type CompanyAction } from '../../domain/company-moderation.js';
-import { Pagination, PrintedProse } from '../http/schemas.js';
+import { NAME_SEARCH, Pagination, PrintedProse } from '../http/schemas.js';
 import { DateTime, IdText, OptionalSearch, pageAnswer } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
@@ -18,7 +18,7 @@ const BooleanText = z.enum(['true', 'false']).transform((value) => value === 'tr
 export const CompanyListQuery = z
   .object({
     search: OptionalSearch(100).meta({
-      description: 'part of the English or Arabic name or of the slug, any case; empty: no filter',
+      description: `part of the English or Arabic name or of the slug, any case; ${NAME_SEARCH}; empty: no filter`,
     }),
     status: Status.optional(),
     verified: BooleanText.optional().meta({ description: 'true or false' }),
@@ -162,7 +162,8 @@ export const docs = taggedOperations(TAGS, {
   adminListCompanies: {
     summary: 'List companies with their standing and figures',
     description:
-      'Needs companies.view (else 403 PERMISSION_DENIED). Filters: search (name or slug; empty: no filter), status, ' +
+      'Needs companies.view (else 403 PERMISSION_DENIED). Filters: search (name, typed another way too: الاهلية ' +
+      'finds الأهلية; or slug; empty: no filter), status, ' +
       'verified, scope; sorted by English name; limit (default 20, at most 100) and offset, with the total. Each company comes with ' +
       'its counts of trips, bookings and revenue (all time) and its number of warnings. The read is recorded in the ' +
       'audit log (companies.list).',

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../domain/support-tickets.js';
-import { InstantInput, Pagination, PrintedProse, PrintedText, Uuid, textRule } from '../http/schemas.js';
+import {
+  InstantInput,
+  NAME_SEARCH,
+  Pagination,
+  PrintedProse,
+  PrintedText,
+  Uuid,
+  textRule,
+} from '../http/schemas.js';
 import { DateTime, IdText, OptionalSearch, pageAnswer, withPeriodInOrder } from './schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
@@ -20,7 +28,9 @@ export const TicketQuery = withPeriodInOrder(
       companyId: Uuid.optional(),
       bookingId: Uuid.optional(),
       travellerId: Uuid.optional(),
-      search: OptionalSearch(200).meta({ description: 'part of the subject; empty: no filter' }),
+      search: OptionalSearch(200).meta({
+        description: `part of the subject, read as names are: ${NAME_SEARCH}; empty: no filter`,
+      }),
       from: InstantInput.optional().meta({ description: 'opened at or after' }),
       to: InstantInput.optional().meta({ description: 'opened before' }),
       ...Pagination,
@@ -126,7 +136,8 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Support tickets',
     description:
       'Needs tickets.view. Filters status, priority, assignee (id or none), companyId, bookingId, travellerId, search ' +
-      '(subject; empty: no filter), from/to (opened; from later than to is 400 VALIDATION_FAILED); most recently ' +
+      '(part of the subject, read as names are, Arabic spelling variants folded: اجره finds أجرة; empty: no ' +
+      'filter), from/to (opened; from later than to is 400 VALIDATION_FAILED); most recently ' +
       'changed first; limit (default 20, at most 100) and offset. Tickets ' +
       "show travellers' names and phone numbers: every read is recorded in the audit log (tickets.list). " +
       STATES,

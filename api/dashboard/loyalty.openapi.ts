@@ -8,6 +8,7 @@ import {
 import {
   ListSearch,
   Pagination,
+  NAME_SEARCH,
   PHONE_SEARCH,
   PrintedProse,
   PrintedText,
@@ -30,7 +31,7 @@ const BilingualNameText = { nameAr: z.string(), nameEn: z.string() };
 export const AccountsQuery = z
   .object({
     search: ListSearch(
-      `part of the traveller's name or phone, or of the account's referral code; or ${PHONE_SEARCH}`,
+      `part of the traveller's name or phone, or of the account's referral code; or ${PHONE_SEARCH}; ${NAME_SEARCH}`,
     ),
     ...Pagination,
   })
@@ -244,8 +245,8 @@ export const docs = taggedOperations(TAGS, {
     description:
       "The session company's programme terms (null until set up), its tiers, its reward catalogue (withdrawn rewards " +
       "left out) and one page of its travellers' accounts with their balances, highest balance first. search matches " +
-      'part of the name, phone or referral code, or a phone number as sign-in reads it (0944 123 456 finds ' +
-      '+963944123456); limit (default 20, at most 100) and offset page the accounts and ' +
+      'part of the name (typed another way too: احمد finds أحمد), phone or referral code, or a phone number as ' +
+      'sign-in reads it (0944 123 456 finds +963944123456); limit (default 20, at most 100) and offset page the accounts and ' +
       'pagination.total counts them. Needs role OWNER, ADMIN or ACCOUNTANT (403 ROLE_NOT_ALLOWED): balances are ' +
       'money-like and phone numbers personal.',
     responses: answers(200, 'The programme', Overview, [400, 401, 403]),

@@ -12,6 +12,7 @@ import {
   ListSearch,
   Locale,
   Pagination,
+  NAME_SEARCH,
   PHONE_SEARCH,
   PrintedProse,
   textRule,
@@ -44,7 +45,8 @@ export const LedgerQuery = z
     to: CalendarDate.optional().meta({ description: 'last Damascus day of the period (inclusive)' }),
     // Empty (or blank) is no filter, as on the other dashboard lists (GET /loyalty's search).
     search: ListSearch(
-      `booking code (prefix), passenger name or phone (part), case-insensitive, or ${PHONE_SEARCH}; empty: no filter`,
+      `booking code (prefix), passenger name or phone (part), case-insensitive, or ${PHONE_SEARCH}; ${NAME_SEARCH}; ` +
+        'empty: no filter',
     ),
     ...Pagination,
   })
@@ -228,7 +230,8 @@ export const docs = taggedOperations(TAGS, {
       'collections, and a booking payment fact no other record proves (source booking). A collection that set its ' +
       "booking's payment fact is one line, so nothing is counted twice. Filters: status, provider (cash), source, from/to " +
       "(Damascus days, on the line's creation time), search (booking code prefix, passenger name or phone part, or a " +
-      'phone number as sign-in reads it: 0944 123 456 finds +963944123456; empty: no filter). Newest first; ' +
+      'phone number as sign-in reads it: 0944 123 456 finds +963944123456; the name typed another way too: احمد ' +
+      'finds أحمد, الحمزه finds الحمزة; empty: no filter). Newest first; ' +
       'limit (default 20, max 100) and offset; pagination.total counts the filtered set. statistics cover the whole ' +
       'filtered set: count and amount per status and per source, collected (COMPLETED + REFUND_DUE + REFUNDED), refunded, ' +
       `net, outstanding (PENDING) and refundDue. ${READERS}`,

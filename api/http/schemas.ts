@@ -192,6 +192,15 @@ export const ListSearch = (matches: string) =>
 export const PHONE_SEARCH =
   'a phone number in any form sign-in reads (0944 123 456, 00963…), matched as its E.164 form';
 
+/**
+ * How a list's search reads a name (db/queries/filtered-lists.ts nameContains: nameKey's folding,
+ * README "Network"), for its description.
+ */
+export const NAME_SEARCH =
+  'names match as the network matches city names: any case, ignoring diacritics and Arabic vowel marks, tatweel ' +
+  'and invisible characters, with the Arabic spelling variants folded (أ إ آ ٱ as ا, ؤ as و, ئ and ى as ي, ة as ه: ' +
+  'احمد finds أحمد, الحمزه finds الحمزة)';
+
 export const Pagination = {
   limit: queryInteger(z.int().min(1).max(100).default(20)),
   offset: queryInteger(z.int().min(0).default(0)),

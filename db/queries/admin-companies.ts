@@ -3,7 +3,13 @@ import type { CompanyAction, CompanyStanding } from '../../domain/company-modera
 import type { Database } from '../orm.js';
 import { isoUtc } from './admins.js';
 import { allSalesStats } from './analytics.js';
-import { containingPattern, countedPage, countMatching, tableListing } from './filtered-lists.js';
+import {
+  containingPattern,
+  countedPage,
+  countMatching,
+  nameContains,
+  tableListing,
+} from './filtered-lists.js';
 
 /**
  * Companies as the administration sees them (their standing, scope, counts of trips, bookings and
@@ -67,14 +73,17 @@ export async function listCompanies(
   sql: Sql,
   filter: CompanyFilter,
 ): Promise<{ items: AdminCompanyRow[]; total: number }> {
-  const where = `($1::text is null or c.name_en ilike $1 or c.name_ar ilike $1 or c.slug ilike $1)
+  // The names match as names do (nameContains: الاهلية finds الأهلية); the slug as typed, any case.
+  const where = `($1::text is null or ${nameContains('c.name_en', '$5')} or ${nameContains('c.name_ar', '$5')}
+      or c.slug ilike $1)
     and ($2::text is null or c.status = $2)
     and ($3::boolean is null or c.verified = $3)
     and ($4::text is null or ${SCOPE_SQL} = $4)`;
-  const pattern = filter.search ? containingPattern(filter.search) : null;
-  const params = [pattern, filter.status ?? null, filter.verified ?? null, filter.scope ?? null];
+  const search = filter.search ? filter.search : null;
+  const pattern = search === null ? null : containingPattern(search);
+  const params = [pattern, filter.status ?? null, filter.verified ?? null, filter.scope ?? null, search];
   const { rows } = await sql.query<AdminCompanyRow>(
-    `with page as (select c.id from companies c where ${where} order by lower(c.name_en), c.id limit $5 offset $6)
+    `with page as (select c.id from companies c where ${where} order by lower(c.name_en), c.id limit $6 offset $7)
      select ${COMPANY_COLUMNS} from page p join companies c on c.id = p.id ${BOOKING_FIGURES}
      order by lower(c.name_en), c.id`,
     [...params, filter.limit, filter.offset],

@@ -9,6 +9,21 @@ export const likeEscaped = (text: string) => text.replace(/[\\%_]/g, '\\$&');
 /** The LIKE/ILIKE pattern that finds `text` anywhere in a value, matched as typed. */
 export const containingPattern = (text: string) => `%${likeEscaped(text)}%`;
 
+/** SQL: likeEscaped of the text `expression` yields. */
+const sqlLikeEscaped = (expression: string) =>
+  String.raw`replace(replace(replace(${expression}, '\', '\\'), '%', '\%'), '_', '\_')`;
+
+/**
+ * SQL: whether the name (or other words people type) in `column` contains the text bound at `slot`
+ * (the text as typed, not a pattern), both read as names match (README "Network"): name_key, the
+ * database's copy of domain/trip-planning.ts nameKey, ignores case, diacritics, tatweel, invisible
+ * format characters and the letters names write one for the other, so احمد finds أحمد and الحمزه
+ * finds الحمزة. The typed text's `\`, `%` and `_` match as typed (escaped once folded: a full-width
+ * ％ folds to %); text that folds to nothing (vowel marks alone) finds no name.
+ */
+export const nameContains = (column: string, slot: string) =>
+  `(name_key(${slot}) <> '' and name_key(${column}) like '%' || ${sqlLikeEscaped(`name_key(${slot})`)} || '%')`;
+
 /**
  * The total beside a filtered page: how many rows of `from` (a table and its alias) match `where`,
  * with the same parameters the page's statement gives it before its limit and offset.

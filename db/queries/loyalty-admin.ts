@@ -3,7 +3,7 @@ import { normalisePhone } from '../../domain/phone.js';
 import type { Database } from '../orm.js';
 import { camelFields, iso } from '../row-fields.js';
 import { rowsOf, type SqlRunner } from '../sql-runner.js';
-import { containingPattern } from './filtered-lists.js';
+import { containingPattern, nameContains } from './filtered-lists.js';
 import type { Statement } from './statements.js';
 import {
   listTiers,
@@ -152,8 +152,8 @@ function toAdminAccount(row: AccountRow, tiers: TierView[]): AdminAccount {
 
 /**
  * One page of the programme's accounts, highest balance first (ties by id), with the total;
- * `search` matches the traveller's name, phone or the account's referral code (case-insensitive,
- * as typed), or, typed as a phone number in any form the platform reads (domain/phone.ts), the
+ * `search` matches the traveller's name (as names match: nameContains), phone or the account's
+ * referral code (case-insensitive, as typed), or, typed as a phone number in any form the platform reads (domain/phone.ts), the
  * traveller's phone. The page picks its ids first from the accounts alone (the traveller's name and phone
  * joined only for a search) and reads the travellers of those rows only.
  */
@@ -163,7 +163,7 @@ export async function listAdminAccounts(
   query: { search?: string; limit: number; offset: number },
 ): Promise<{ accounts: AdminAccount[]; total: number }> {
   const search = query.search
-    ? { pattern: containingPattern(query.search), phone: normalisePhone(query.search) }
+    ? { text: query.search, pattern: containingPattern(query.search), phone: normalisePhone(query.search) }
     : null;
   const statements = accountListStatements(companyId, search, query);
   const [rows, [count], tiers] = await Promise.all([
@@ -175,17 +175,18 @@ export async function listAdminAccounts(
 }
 
 /**
- * What a search on the accounts looks for: `pattern` anywhere in the name, phone or referral code,
- * and, when the text is a phone number as the platform reads one (0944 123 456, 00963…), `phone`,
- * its E.164 form, as users.phone stores it.
+ * What a search on the accounts looks for: `text` in the name as names match (nameContains),
+ * `pattern` anywhere in the phone or referral code, and, when the text is a phone number as the
+ * platform reads one (0944 123 456, 00963…), `phone`, its E.164 form, as users.phone stores it.
  */
 interface AccountSearch {
+  text: string;
   pattern: string;
   phone: string | null;
 }
 
 /**
- * The accounts of the company ($1) a search (pattern $2, phone $3, or none) matches, as
+ * The accounts of the company ($1) a search (pattern $2, phone $3, text $4, or none) matches, as
  * `from ... where ...`.
  */
 const accountSelection = (search: AccountSearch | null) =>
@@ -193,7 +194,7 @@ const accountSelection = (search: AccountSearch | null) =>
     ? 'from loyalty_accounts a where a.company_id = $1'
     : `from loyalty_accounts a join users u on u.id = a.user_id
         where a.company_id = $1
-          and (u.name ilike $2 or u.phone ilike $2 or a.referral_code ilike $2 or u.phone = $3::text)`;
+          and (${nameContains('u.name', '$4')} or u.phone ilike $2 or a.referral_code ilike $2 or u.phone = $3::text)`;
 
 /** The two statements behind the accounts of GET /dashboard/api/loyalty: the page and the count of its selection. */
 function accountListStatements(
@@ -202,7 +203,7 @@ function accountListStatements(
   page: { limit: number; offset: number },
 ): { page: Statement; count: Statement } {
   const selection = accountSelection(search);
-  const values = search === null ? [companyId] : [companyId, search.pattern, search.phone];
+  const values = search === null ? [companyId] : [companyId, search.pattern, search.phone, search.text];
   const n = values.length;
   return {
     page: {

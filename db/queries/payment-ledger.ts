@@ -8,7 +8,7 @@ import {
 import { normalisePhone } from '../../domain/phone.js';
 import { damascusDayEnd, damascusDayStart } from '../../domain/time.js';
 import type { Database } from '../orm.js';
-import { likeEscaped } from './filtered-lists.js';
+import { likeEscaped, nameContains } from './filtered-lists.js';
 import { companyRecordById } from './company-records.js';
 import { clauses, type Statement } from './statements.js';
 
@@ -91,13 +91,15 @@ export function ledgerStatements(
   if (filters.provider) lines.add((slot) => `p.provider = ${slot}`, filters.provider);
   if (search) {
     // A phone number typed as the platform reads one (0944 123 456, 00963…) finds the stored E.164
-    // form too; a search that is no number binds null there and matches as before.
+    // form too; a search that is no number binds null there and matches as before. The name matches
+    // as names do (nameContains: احمد finds أحمد).
     lines.add(
-      (slot, phone) =>
-        `(b.booking_code ilike ${slot} || '%' or b.passenger_name ilike '%' || ${slot} || '%'` +
+      (slot, phone, text) =>
+        `(b.booking_code ilike ${slot} || '%' or ${nameContains('b.passenger_name', text)}` +
         ` or b.passenger_phone like '%' || ${slot} || '%' or b.passenger_phone = ${phone}::text)`,
       likeEscaped(search),
       normalisePhone(search),
+      search,
     );
   }
   const lineWhere = lines.where.join(' and ');

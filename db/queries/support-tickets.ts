@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { TicketPriority, TicketStatus } from '../../domain/support-tickets.js';
 import type { Database } from '../orm.js';
 import { isoUtc } from './admins.js';
-import { containingPattern, countedPage, countMatching, type CountedListing } from './filtered-lists.js';
+import { countedPage, countMatching, nameContains, type CountedListing } from './filtered-lists.js';
 
 /**
  * Support tickets as support reads them (with the traveller, company, booking and assignee they
@@ -60,7 +60,7 @@ export interface TicketFilter {
   companyId?: string | undefined;
   bookingId?: string | undefined;
   travellerId?: string | undefined;
-  /** Part of the subject, any case. */
+  /** Part of the subject, as names match (nameContains: any case, Arabic spelling variants). */
   search?: string | undefined;
   /** Opened at or after. */
   from?: string | undefined;
@@ -82,7 +82,7 @@ export async function listTickets(
   const where = `($1::text is null or t.status = $1) and ($2::text is null or t.priority = $2)
     and ($3::text is null or ($3 = 'none' and t.assignee_admin_id is null) or t.assignee_admin_id::text = $3)
     and ($4::uuid is null or t.company_id = $4) and ($5::uuid is null or t.booking_id = $5)
-    and ($6::uuid is null or t.traveller_user_id = $6) and ($7::text is null or t.subject ilike $7)
+    and ($6::uuid is null or t.traveller_user_id = $6) and ($7::text is null or ${nameContains('t.subject', '$7')})
     and ($8::timestamptz is null or t.created_at >= $8) and ($9::timestamptz is null or t.created_at < $9)`;
   const params = [
     filter.status ?? null,
@@ -91,7 +91,7 @@ export async function listTickets(
     filter.companyId ?? null,
     filter.bookingId ?? null,
     filter.travellerId ?? null,
-    filter.search ? containingPattern(filter.search) : null,
+    filter.search ? filter.search : null,
     filter.from ?? null,
     filter.to ?? null,
   ];

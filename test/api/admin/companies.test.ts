@@ -102,6 +102,44 @@ describe('administration: companies', () => {
     expect(reads[1]!.details).toMatchObject({ filter: { search: tag, status: 'SUSPENDED' }, returned: 1 });
   });
 
+  it('finds a company by its name typed another way (الاهلية for الأهلية, ه for ة, any case), the slug as typed', async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const ahliah = await createCompany(app.db, { name: `Ahliah Transport ${tag}` });
+    await app.db.query(`update companies set name_ar = $2 where id = $1`, [ahliah.id, `شركة الأهلية ${tag}`]);
+    const other = await createCompany(app.db, { name: `Kadmous ${tag}` });
+    await app.db.query(`update companies set name_ar = $2 where id = $1`, [other.id, `القدموس ${tag}`]);
+    const { admin, browser } = await signedInAdmin(app, { role: 'ANALYST' });
+    const found = async (search: string) => {
+      const answer = await browser.get(`/companies?search=${encodeURIComponent(search)}`);
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.body.data.total, search).toBe(answer.body.data.items.length);
+      return answer.body.data.items.map((item: { id: string }) => item.id);
+    };
+    for (const typed of [
+      `الأهلية ${tag}`,
+      `الاهلية ${tag}`,
+      `الاهليه ${tag}`,
+      `شركه الأَهليّة ${tag}`,
+      `AHLIAH transport ${tag}`,
+    ]) {
+      expect(await found(typed), typed).toEqual([ahliah.id]);
+    }
+    expect(await found(`القدموس ${tag}`)).toEqual([other.id]);
+    const [stored] = await app.db.query<{ slug: string }>(`select slug from companies where id = $1`, [
+      ahliah.id,
+    ]);
+    expect(await found(stored!.slug.toUpperCase())).toEqual([ahliah.id]);
+    // A wildcard matches itself only.
+    expect(await found(`%${tag}`)).toEqual([]);
+    expect(await found(`Ahliah_Transport ${tag}`)).toEqual([]);
+
+    const reads = await app.db.query<{ details: any }>(
+      `select details from audit_log where actor_id = $1 and action = 'companies.list' order by id`,
+      [admin.id],
+    );
+    expect(reads[1]!.details).toMatchObject({ filter: { search: `الاهلية ${tag}` }, returned: 1 });
+  });
+
   it('counts no revenue for a booking paid and then refunded in full', async () => {
     const { world } = await bookingRefundedInFull(app);
     const { browser } = await signedInAdmin(app, { role: 'SUPER_ADMIN' });

@@ -509,6 +509,32 @@ describe('support tickets', () => {
     }).toEqual({ traveller: inOrder, support: inOrder, mostRecentlyChangedFirst: [answered, other] });
   });
 
+  it('finds a ticket by its subject typed another way (ه for ة, ا for أ, harakat, any case), and a wildcard only as itself', async () => {
+    const writer = await app.signIn();
+    const own = await bookingOf(writer);
+    const openOne = async (subject: string) => {
+      const opened = await open(app, writer, { bookingId: own.bookingId, subject, message: 'مرحبا' });
+      expect(opened.status, opened.text).toBe(201);
+      return opened.body.data.id as string;
+    };
+    const refund = await openOne('استرجاع أجرة الرحلة');
+    const seat = await openOne('Seat 100% broken');
+    const found = async (search: string) => {
+      const listed = await support.browser.get(
+        `/tickets?travellerId=${writer.userId}&search=${encodeURIComponent(search)}`,
+      );
+      expect(listed.status, listed.text).toBe(200);
+      expect(listed.body.data.total, search).toBe(listed.body.data.items.length);
+      return listed.body.data.items.map((item: { id: string }) => item.id);
+    };
+    for (const typed of ['أجرة', 'اجره', 'الرِّحلة', 'استرجاع  اجرة']) {
+      expect(await found(typed), typed).toEqual([refund]);
+    }
+    expect(await found('SEAT 100%')).toEqual([seat]);
+    expect(await found('100_')).toEqual([]);
+    expect(await found('%')).toEqual([seat]);
+  });
+
   it('limits how many tickets and messages a traveller sends', async () => {
     const owner = await limited.signIn();
     const own = await bookingOf(owner);

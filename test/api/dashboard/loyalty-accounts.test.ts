@@ -209,6 +209,30 @@ describe("the company's loyalty accounts: balances, manual adjustments and who m
     }
   });
 
+  it("finds a traveller's account by their name typed another way: احمد for أحمد, ه for ة, ي for ى, harakat, tatweel", async () => {
+    const tag = randomUUID().slice(0, 6);
+    const his = await accountWith(120);
+    const other = await accountWith(80);
+    const nameOf = (accountId: string, name: string) =>
+      app.db.query(
+        `update users set name = $2 where id = (select user_id from loyalty_accounts where id = $1)`,
+        [accountId, name],
+      );
+    await nameOf(his.accountId, `أحمد الحمزة ${tag} مصطفى`);
+    await nameOf(other.accountId, `Ahmad Mustafa ${tag}`);
+    const found = async (search: string) => {
+      const answer = await programmeCall(app, owner, 'GET', `/loyalty?search=${encodeURIComponent(search)}`);
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.body.pagination.total, search).toBe(answer.body.data.accounts.length);
+      return answer.body.data.accounts.map((account: { id: string }) => account.id);
+    };
+    for (const typed of [`أحمد الحمزة ${tag}`, `احمد الحمزه ${tag}`, `${tag} مصطفي`, `أَحـمَد الحمزة ${tag}`]) {
+      expect(await found(typed), typed).toEqual([his.accountId]);
+    }
+    expect(await found(`AHMAD mustafa ${tag}`)).toEqual([other.accountId]);
+    expect(await found(`Ahmad_Mustafa ${tag}`)).toEqual([]);
+  });
+
   it("finds a traveller's account by their phone typed in the local form, spaced or with 00963, as the platform reads it", async () => {
     const national = `93${String(randomInt(0, 10_000_000)).padStart(7, '0')}`; // a Syrian mobile, 9 digits
     const phone = `+963${national}`;
