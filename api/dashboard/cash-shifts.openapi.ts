@@ -12,6 +12,11 @@ import {
 const TAGS = ['Dashboard: cash shifts'];
 const Money = z.int().min(0).max(1_000_000_000_000);
 /**
+ * What a CLOSE counts in the till: any amount the shift can expect (opening balance, collections and
+ * IN movements add up past Money's bound), up to what a JSON number holds exactly (the columns are bigint).
+ */
+const TillCount = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+/**
  * A shift's notes and a movement's reason are read by the company's other managers (and in the
  * shift's CSV): prose, so line breaks and tabs but no other control or bidirectional-override
  * character, which could make one text read as another.
@@ -42,7 +47,7 @@ export const ShiftCommand = z
     z
       .object({
         action: z.literal('CLOSE'),
-        declared_amount: Money,
+        declared_amount: TillCount,
         note: Note.optional(),
         shift_id: NamedShift.optional(),
       })
