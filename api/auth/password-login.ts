@@ -4,7 +4,12 @@ import type { Database } from '../../db/orm.js';
 import type { RequestOrigin } from '../../db/writes/audit.js';
 import { clientKey } from '../http/client-address.js';
 import { Refusal } from '../http/errors.js';
-import { createFailureLimiter, createRateLimiter, type FailureLimiter } from '../http/rate-limit.js';
+import {
+  createFailureLimiter,
+  createRateLimiter,
+  type FailureLimiter,
+  type RateLimiter,
+} from '../http/rate-limit.js';
 import { requestOrigin } from '../http/request-origin.js';
 import type { OperationDoc, Surface } from '../http/route.js';
 import { errorResponses } from '../http/schemas.js';
@@ -70,7 +75,7 @@ export function registerPasswordLoginRoute<SignedIn>(
   login: PasswordLogin<SignedIn>,
 ): void {
   const path = '/auth/login';
-  const failures = passwordSignInLimits(surface, db, path, login.limits);
+  const { ipLimit, failures } = passwordSignInLimits(surface, db, path, login.limits);
   surface.route({
     ...login.docs,
     method: 'post',
@@ -88,6 +93,8 @@ export function registerPasswordLoginRoute<SignedIn>(
         () => login.signIn(body, requestOrigin(ctx)),
         (error) => error instanceof Refusal && error.status === 401,
       );
+      // The attempt was counted against the IP before anything ran; a success gives it back.
+      await ipLimit.giveBack(clientKey(ctx));
       if (login.cookie && login.revokeByToken)
         await endBrowserSession(ctx, login.cookie, login.revokeByToken);
       ok(ctx, login.open(ctx, signedIn));
@@ -96,17 +103,18 @@ export function registerPasswordLoginRoute<SignedIn>(
 }
 
 /**
- * Attempts per client IP, counted before anything else runs (malformed attempts included), and
- * failures per e-mail address from one client IP, both over one window: successful sign-ins never
- * count, and guesses from elsewhere cannot lock an account out. Returns the failure counter, which
- * the route keeps once its body is read.
+ * Attempts per client IP, counted before anything else runs (malformed attempts included, so
+ * attempts sent together are limited too), and failures per e-mail address from one client IP, both
+ * over one window: successful sign-ins never count (the route gives the IP's point back), so an
+ * office behind one address signs in all its staff, and guesses from elsewhere cannot lock an account
+ * out. Returns both counters, which the route uses once its body is read.
  */
 function passwordSignInLimits(
   surface: Surface,
   db: Pick<Database, 'pool'>,
   path: string,
   rule: PasswordLogin<unknown>['limits'],
-): FailureLimiter {
+): { ipLimit: RateLimiter; failures: FailureLimiter } {
   const durationSeconds = rule.windowMinutes * 60;
   const ipLimit = createRateLimiter(db, { name: `${rule.name}-ip`, points: rule.perIp, durationSeconds });
   const failures = createFailureLimiter(db, [
@@ -118,7 +126,7 @@ function passwordSignInLimits(
     },
   ]);
   surface.router.post(path, ipLimit.middleware(clientKey));
-  return failures;
+  return { ipLimit, failures };
 }
 
 /** One browser, one session: a new sign-in ends the session the browser's cookie still names. */

@@ -20,6 +20,11 @@ export interface RateLimiter {
   consume(ctx: Context, key: string): Promise<void>;
   /** The same as Koa middleware, keyed by `keyOf(ctx)` (for example the client IP). */
   middleware(keyOf: (ctx: Context) => string): Middleware;
+  /**
+   * Gives back the point a request counted for `key` once it turns out not to count (a successful
+   * sign-in): counted first, so requests sent together are limited all the same, and given back after.
+   */
+  giveBack(key: string): Promise<void>;
 }
 
 /**
@@ -29,13 +34,18 @@ export interface RateLimiter {
  * database fail, an in-process limiter with the same rule keeps limiting.
  *
  * Counters are named by the rule itself (name, points, window): changing a limit starts fresh
- * counters instead of judging old traffic by the new rule.
+ * counters instead of judging old traffic by the new rule. A key is blocked in memory only once a
+ * request of it is refused, not at its last allowed one, as that request may still give its point back.
  */
 export function createRateLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRule): RateLimiter {
   if (rule.points <= 0) {
-    return { consume: async () => undefined, middleware: () => (_ctx, next) => next() };
+    return {
+      consume: async () => undefined,
+      middleware: () => (_ctx, next) => next(),
+      giveBack: async () => undefined,
+    };
   }
-  const limiter = sharedLimiter(db, rule);
+  const limiter = sharedLimiter(db, rule, rule.points + 1);
 
   const consume = (ctx: Context, key: string) => consumeOrRefuse(limiter, ctx, key);
   return {
@@ -44,7 +54,17 @@ export function createRateLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRul
       await consume(ctx, keyOf(ctx));
       await next();
     },
+    giveBack: (key) => giveBackPoint(limiter, key),
   };
+}
+
+/**
+ * One point back for `key`. Should its window have ended meanwhile, the reward opens the next one
+ * below zero: that window is brought back to zero, so it allows no more than its points.
+ */
+async function giveBackPoint(limiter: RateLimiterPostgres, key: string): Promise<void> {
+  const state = await limiter.reward(key, 1);
+  if (state.consumedPoints < 0) await limiter.penalty(key, -state.consumedPoints);
 }
 
 /** One count of failures: at most `points` failures per `durationSeconds` for each key; 0 points turns it off. */

@@ -1119,3 +1119,28 @@ describe('administration sign-in limit per client IP', () => {
     expect(await app.db.query('select 1 from admin_sessions where admin_id = $1', [admin.id])).toEqual([]);
   });
 });
+
+describe('administration sign-in limit per client IP, behind one address', () => {
+  const app = useTestApp({ ADMIN_LOGIN_MAX_PER_IP: 3, TRUSTED_PROXY_HOPS: 1 });
+
+  it('counts no successful sign-in: more administrators than the limit sign in from one address, and 3 wrong passwords still use it up', async () => {
+    const address = `10.${Math.floor(Math.random() * 250) + 1}.${Math.floor(Math.random() * 250) + 1}.7`;
+    const signIn = (email: string, password: string) =>
+      app.request('/admin/api/auth/login', {
+        method: 'POST',
+        headers: { 'X-Forwarded-For': address },
+        json: { email, password },
+      });
+    const admins = [];
+    for (let n = 0; n < 6; n++) admins.push(await createAdmin(app.db));
+    const statuses: number[] = [];
+    for (const admin of admins.slice(0, 5)) statuses.push((await signIn(admin.email, admin.password)).status);
+    expect(statuses).toEqual(Array(5).fill(200));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect((await signIn(`x${attempt}-${randomUUID()}@test.example`, 'x')).status).toBe(401);
+    }
+    const late = admins[5]!;
+    expectError(await signIn(late.email, late.password), 429, 'RATE_LIMITED');
+    expect(await app.db.query('select 1 from admin_sessions where admin_id = $1', [late.id])).toEqual([]);
+  });
+});

@@ -509,6 +509,65 @@ describe('company dashboard sign-in: per-IP limit', () => {
   });
 });
 
+describe('company dashboard sign-in: per-IP limit for an office behind one address', () => {
+  // X-Forwarded-For names the client (as behind the load balancer): one address per test.
+  const app = useTestApp({ STAFF_LOGIN_MAX_PER_IP: 4, TRUSTED_PROXY_HOPS: 1 });
+  const officeAddress = () => `10.${randomOctet()}.${randomOctet()}.${randomOctet()}`;
+  const randomOctet = () => Math.floor(Math.random() * 254) + 1;
+  const signIn = (address: string, email: string, password: string) =>
+    app.request('/dashboard/api/auth/login', {
+      method: 'POST',
+      headers: { 'X-Forwarded-For': address },
+      json: { email, password },
+    });
+
+  it('signs in more clerks than the limit from one address, as successes never count; wrong passwords still use it up', async () => {
+    const company = await createCompany(app.db);
+    const office = officeAddress();
+    const clerks = [];
+    for (let n = 0; n < 7; n++) clerks.push(await createStaffMember(app.db, company.id, 'STAFF'));
+    const statuses: number[] = [];
+    for (const clerk of clerks.slice(0, 6))
+      statuses.push((await signIn(office, clerk.email, STAFF_PASSWORD)).status);
+    expect(statuses).toEqual(Array(6).fill(200));
+
+    for (let attempt = 0; attempt < 4; attempt++) {
+      expect((await signIn(office, `guess-${attempt}-${randomUUID()}@company.test`, 'guess')).status).toBe(
+        401,
+      );
+    }
+    const late = clerks[6]!;
+    const refused = await signIn(office, late.email, STAFF_PASSWORD);
+    expect([refused.status, refused.body.errorCode]).toEqual([429, 'RATE_LIMITED']);
+    expect(
+      await app.db.query('select 1 from staff_sessions where staff_user_id = $1', [late.userId]),
+    ).toEqual([]);
+  });
+
+  it('still answers at most 4 wrong passwords sent together from one address, while its clerks sign in', async () => {
+    const company = await createCompany(app.db);
+    const office = officeAddress();
+    const clerk = await createStaffMember(app.db, company.id, 'STAFF');
+    expect((await signIn(office, clerk.email, STAFF_PASSWORD)).status).toBe(200);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, attempt) =>
+        signIn(office, `guess-${attempt}-${randomUUID()}@company.test`, 'guess'),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect({
+      checked: statuses.filter((status) => status === 401).length,
+      limited: statuses.filter((status) => status === 429).length,
+    }).toEqual({ checked: 4, limited: 8 });
+    // Spent: the right password is refused too, and opens no session.
+    const other = await createStaffMember(app.db, company.id, 'STAFF');
+    expect((await signIn(office, other.email, STAFF_PASSWORD)).status).toBe(429);
+    expect(
+      await app.db.query('select 1 from staff_sessions where staff_user_id = $1', [other.userId]),
+    ).toEqual([]);
+  });
+});
+
 describe('company dashboard sign-in: per-e-mail limit', () => {
   const app = useTestApp({ STAFF_LOGIN_MAX_PER_IP: 10_000 });
   let company: { id: string };

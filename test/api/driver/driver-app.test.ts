@@ -881,6 +881,32 @@ describe('the driver app (/driver/api)', () => {
   });
 });
 
+describe('the driver app sign-in: per-IP limit for a depot behind one address', () => {
+  const app = useTestApp({ STAFF_LOGIN_MAX_PER_IP: 3, TRUSTED_PROXY_HOPS: 1 });
+
+  it('signs in more drivers than the limit from one address, as successes never count; wrong passwords still use it up', async () => {
+    const depot = `10.${Math.floor(Math.random() * 250) + 1}.${Math.floor(Math.random() * 250) + 1}.9`;
+    const signIn = (email: string, password: string) =>
+      app.request('/driver/api/auth/login', {
+        method: 'POST',
+        headers: { 'X-Forwarded-For': depot },
+        json: { email, password },
+      });
+    const companyId = (await createCompany(app.db)).id;
+    const drivers = [];
+    for (let n = 0; n < 6; n++) drivers.push(await createDriver(app, companyId));
+    const statuses: number[] = [];
+    for (const driver of drivers.slice(0, 5))
+      statuses.push((await signIn(driver.email, driver.password)).status);
+    expect(statuses).toEqual(Array(5).fill(200));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect((await signIn(`guess-${attempt}-${randomUUID()}@depot.test`, 'guess')).status).toBe(401);
+    }
+    const late = await signIn(drivers[5]!.email, drivers[5]!.password);
+    expect([late.status, late.body.errorCode]).toEqual([429, 'RATE_LIMITED']);
+  });
+});
+
 describe('the driver app sign-in: per-e-mail limit', () => {
   // Its own client-IP budget: the guesses below must meet the per-e-mail limit, not the per-IP one.
   const app = useTestApp({ STAFF_LOGIN_MAX_PER_IP: 10_000 });
