@@ -278,8 +278,8 @@ export type PlacedSeatLock = SeatLock & { created: boolean };
  * more, is a new lock and meets them taken. Otherwise it marks expired holds of those seats
  * EXPIRED, refuses seats still taken (409 SEAT_OCCUPIED with details.seat_numbers) and inserts the
  * batch and its HELD allocations. With caller.caps, the account's row is locked first (so a double
- * tap's second request waits for the first and finds its lock) and the seats it already holds are
- * counted (409 SEAT_HOLD_LIMIT_REACHED past a cap). The trip row is taken FOR SHARE, as
+ * tap's second request waits for the first and finds its lock) and, once the seats are found free,
+ * the seats it already holds are counted (409 SEAT_HOLD_LIMIT_REACHED past a cap). The trip row is taken FOR SHARE, as
  * bookings take it: a cancel or a re-plan holding it waits for the seats placed, or is waited for
  * and its outcome read; its company row is held FOR SHARE from the same read (bookableTrip), so a
  * suspension waits for the lock in flight. Share locks do not exclude each other: two locks of the
@@ -317,15 +317,17 @@ export async function createSeatLock(
             created: false,
           };
         }
+        await expireLapsedHolds(client, trip.id, seatIds);
+        const taken = await occupiedLabels(client, trip, seats);
+        if (taken.length) throw occupied(taken);
+        // After the seats: those of the caller's own live lock are taken, not counted twice (held
+        // and requested); the account's row is ours, so the cap still cannot be raced.
         if (caller.caps) {
           await requireSeatsWithinCaps(client, caller.userId, caller.caps, {
             tripId: trip.id,
             seats: seats.length,
           });
         }
-        await expireLapsedHolds(client, trip.id, seatIds);
-        const taken = await occupiedLabels(client, trip, seats);
-        if (taken.length) throw occupied(taken);
         const id = randomUUID();
         const { rows } = await client.query<{ expires_at: string }>(
           `insert into hold_batches (id, scope_kind, scope_id, owner_user_id, expires_at, seat_numbers)

@@ -125,6 +125,47 @@ describe('inventory caps per account', () => {
     );
   });
 
+  it('judges the seats before the cap: a family growing or shrinking its own lock meets them taken, not the cap', async () => {
+    const trip = await bookableTrip(app.db, { seats: 42 });
+    const family = await webTraveller(app);
+    const seats = trip.seatNumbers.slice(0, 10);
+    const six = await lockSeats(app, family, trip.tripId, seats.slice(0, 6));
+
+    // The six again with four more (the family of 10, at the cap): its own six are taken.
+    const grown = await requestSeatLock(app, family, trip.tripId, seats);
+    expectRefused(grown, 409, 'SEAT_OCCUPIED');
+    expect([...grown.body.details.seat_numbers].sort()).toEqual([...seats.slice(0, 6)].sort());
+    // Five free seats more than the cap allows beside the six: the cap, and nothing locked.
+    const past = await requestSeatLock(app, family, trip.tripId, trip.seatNumbers.slice(10, 15));
+    expectRefused(past, 409, 'SEAT_HOLD_LIMIT_REACHED');
+    expect(past.body.details).toEqual({
+      scope: 'TRIP',
+      limit: 10,
+      held: 6,
+      requested: 5,
+      trip_id: trip.tripId,
+    });
+    expect(await heldBy(app, family)).toEqual({ seats: 6, batches: 1, trips: 1 });
+
+    // Ten locked, then nine of them (one member stays home): taken, the lock kept as it was.
+    const released = await app.request(`/api/seat-locks/${six}`, {
+      method: 'DELETE',
+      headers: family.headers,
+    });
+    expect(released.status, released.text).toBe(200);
+    const ten = await lockSeats(app, family, trip.tripId, seats);
+    const fewer = await requestSeatLock(app, family, trip.tripId, seats.slice(0, 9));
+    expectRefused(fewer, 409, 'SEAT_OCCUPIED');
+    expect([...fewer.body.details.seat_numbers].sort()).toEqual([...seats.slice(0, 9)].sort());
+    const [lock] = await app.db.query<{ status: string; seats: number }>(
+      `select b.status, (select count(*)::int from seat_allocations a where a.hold_batch_id = b.id and a.status = 'HELD') as seats
+       from hold_batches b where b.id = $1`,
+      [ten],
+    );
+    expect(lock).toEqual({ status: 'ACTIVE', seats: 10 });
+    expect(await heldBy(app, family)).toEqual({ seats: 10, batches: 1, trips: 1 });
+  });
+
   it('caps seats held across trips at 20, seat locks and journey holds together', async () => {
     const hoarder = await mobileTraveller(app);
     const trips = [await bookableTrip(app.db), await bookableTrip(app.db), await bookableTrip(app.db)];
