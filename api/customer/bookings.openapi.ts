@@ -163,8 +163,9 @@ const CREATE_RULES =
   'LOYALTY_REDEMPTION_USED, LOYALTY_REDEMPTION_EXPIRED, LOYALTY_REWARD_UNSUPPORTED, LOYALTY_MINIMUM_NOT_MET, ' +
   'LOYALTY_ROUTE_NOT_ELIGIBLE, LOYALTY_DAY_NOT_ELIGIBLE, LOYALTY_REWARD_CONFIGURATION_INVALID). Web sessions need ' +
   'the X-CSRF-Token header (403 CSRF_TOKEN_INVALID). Abuse limits per account: at most UNPAID_BOOKINGS_MAX (3) unpaid ' +
-  'bookings (payment UNPAID, not cancelled, trip not yet left: its departure from the boarding stop, plus any announced ' +
-  'delay, still ahead; a round trip adds two), else 409 ' +
+  'bookings (payment UNPAID with a total above 0, so a free-trip booking, which has nothing to pay, never counts; not ' +
+  'cancelled; trip not yet left: its departure from the boarding stop, plus any announced delay, still ahead; a round ' +
+  'trip adds two), else 409 ' +
   'UNPAID_BOOKING_LIMIT_REACHED with details {limit, unpaid} and nothing written (a retry answering its booking is not a ' +
   'new one); BOOKING_RATE_LIMIT_PER_HOUR (30) POST /bookings and /bookings/round-trip requests together per hour, else ' +
   '429 RATE_LIMITED with Retry-After. 0 turns a limit off.';

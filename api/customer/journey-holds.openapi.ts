@@ -284,7 +284,8 @@ const HOLD_RULES =
   'expiresAt), nothing written; hold with another key. ' +
   'Abuse limits per account: its journey holds and live seat locks together may hold at most HELD_SEATS_MAX_PER_TRIP (10) ' +
   'seats of one trip and HELD_SEATS_MAX_TOTAL (20) in all (409 SEAT_HOLD_LIMIT_REACHED, details {scope: TRIP (and ' +
-  'trip_id) or ACCOUNT, limit, held, requested}); an account with UNPAID_BOOKINGS_MAX (3) unpaid bookings cannot hold ' +
+  'trip_id) or ACCOUNT, limit, held, requested}); an account with UNPAID_BOOKINGS_MAX (3) unpaid bookings (with a total above 0: a ' +
+  'free-trip booking never counts) cannot hold ' +
   '(409 UNPAID_BOOKING_LIMIT_REACHED, details {limit, unpaid}); nothing is held then. JOURNEY_HOLD_RATE_LIMIT_PER_HOUR ' +
   '(30) journey and order hold requests per account per hour, else 429 RATE_LIMITED with Retry-After. 0 turns a limit off.';
 

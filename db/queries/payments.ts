@@ -16,6 +16,13 @@ export interface PaymentOperation {
   created_at: string;
 }
 
+/**
+ * SQL boolean: booking `b` has something to pay, its total (the final price, any voucher already
+ * taken off) above 0. A booking that costs nothing (a free-trip voucher) stays UNPAID with nothing
+ * to collect, on any path (domain/payment.ts unpayableRefusal: NOTHING_TO_COLLECT).
+ */
+export const amountDueSql = (b: string) => `${b}.total_price > 0`;
+
 export const OPERATION_COLUMNS = `id, booking_id, company_id, user_id, method, source, amount::float8 as amount, currency, status,
   collected_at, created_at`;
 

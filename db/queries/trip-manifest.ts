@@ -2,6 +2,7 @@ import { compareManifestPlaces, type Attendance, type ManifestItemType } from '.
 import type { Database } from '../orm.js';
 import { iso, isoOrNull } from '../row-fields.js';
 import { overdueScopeSql } from './journeys.js';
+import { amountDueSql } from './payments.js';
 
 /**
  * A trip's manifest: one item per traveller. Every modern traveller is a JOURNEY_TICKET item (its
@@ -133,7 +134,7 @@ function toItem(itemType: ManifestItemType, row: ManifestRow): ManifestItem {
  * records that its driver took it already (db/writes/driver-collections.ts).
  */
 export const cashToCollectSql = (b: string) =>
-  `(${b}.status in ('CONFIRMED', 'CHECKED_IN') and ${b}.payment_status = 'UNPAID' and ${b}.total_price > 0
+  `(${b}.status in ('CONFIRMED', 'CHECKED_IN') and ${b}.payment_status = 'UNPAID' and ${amountDueSql(b)}
     and not exists (select 1 from payment_operations dl
                      where dl.booking_id = ${b}.id and dl.source = 'driver' and dl.status = 'PENDING'))`;
 

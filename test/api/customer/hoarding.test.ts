@@ -22,6 +22,7 @@ import {
   type Caller,
 } from '../../support/journeys.js';
 import { shiftTripPlan } from '../../support/journey-rows.js';
+import { creditPoints, giveReward, loyaltyProgram, redeemVoucher } from '../../support/loyalty.js';
 
 /**
  * Issue 18 "Inventory hoarding": one account may hold at most HELD_SEATS_MAX_PER_TRIP (10) seats
@@ -243,6 +244,54 @@ describe('inventory caps per account', () => {
     const booked = await postBooking(app, traveller, fourth);
     expect(booked.status, booked.text).toBe(201);
     expect(await bookingsOf(app, traveller)).toBe(4);
+  });
+
+  it('counts only bookings with something to pay: three free-trip bookings leave every place of the cap open', async () => {
+    const trip = await bookableTrip(app.db, { price: 10_000 });
+    const traveller = await mobileTraveller(app);
+    await loyaltyProgram(app.db, trip.companyId);
+    const reward = await giveReward(app.db, trip.companyId, {
+      type: 'free_trip',
+      freeSeats: 1,
+      pointsCost: 100,
+    });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 300 });
+    const seats = trip.seatNumbers;
+    for (const seat of seats.slice(0, 3)) {
+      const code = await redeemVoucher(app, traveller, trip.companyId, reward.code);
+      const free = await createBooking(app, traveller, {
+        tripId: trip.tripId,
+        seatNumbers: [seat],
+        rewardCode: code,
+      });
+      expect(free.total_price).toBe(0);
+      // Nothing to pay on it, ever: it stays UNPAID.
+      const pay = await app.request('/api/payments/create', {
+        method: 'POST',
+        headers: traveller.headers,
+        json: { booking_id: free.id, method: 'CASH' },
+      });
+      expectRefused(pay, 409, 'NOTHING_TO_COLLECT');
+    }
+
+    // A journey hold (whose confirmation books once more) is not refused by the free bookings.
+    const quoted = await quote(app, traveller, [{ trip: await tripOf(app.db) }]);
+    const hold = await holdJourney(app, traveller, quoted.journey_id, { quote_id: quoted.quote_id });
+    expect(hold.status, hold.text).toBe(200);
+
+    // Three paid bookings fill the cap; the fourth is refused counting those three only, writing nothing.
+    for (const seat of seats.slice(3, 6)) {
+      await createBooking(app, traveller, { tripId: trip.tripId, seatNumbers: [seat] });
+    }
+    const lockId = await lockSeats(app, traveller, trip.tripId, [seats[6]!]);
+    const refused = await postBooking(
+      app,
+      traveller,
+      bookingBody({ tripId: trip.tripId, seatNumbers: [seats[6]!], seatLockSessionId: lockId }),
+    );
+    expectRefused(refused, 409, 'UNPAID_BOOKING_LIMIT_REACHED');
+    expect(refused.body.details).toEqual({ limit: 3, unpaid: 3 });
+    expect(await bookingsOf(app, traveller)).toBe(6);
   });
 
   it('counts both bookings of a round trip against the unpaid cap', async () => {
