@@ -1,6 +1,5 @@
 import type { ActingMember } from './company-actor.js';
 import { damascusWallTime } from './time.js';
-import type { ConflictView } from './trip-conflicts.js';
 
 /**
  * Trip schedules (SPEC "Trip schedule" and POST /trip-schedules): a timetable of departures on
@@ -204,8 +203,13 @@ export interface ScheduleProgressRow extends ScheduleCounts {
   failureReason: string | null;
 }
 
+/**
+ * The claim's answer: the schedule's counts, bounded whatever its size. It goes through Temporal
+ * twice in one workflow task (the local activity's result and the Update's answer), under its 4 MB
+ * message limit, so it names no departure or conflict: those are the stored schedule's
+ * (`trip_schedules.conflicts`, GET /trip-schedules/{id}). Runs recorded when it carried
+ * `conflicts` replay the same: an activity's result is data, read by no command.
+ */
 export interface ScheduleClaim extends ScheduleProgressRow {
   scheduleId: string;
-  /** Conflicts found when claiming (they are skipped; none unless skip_conflicts was true). */
-  conflicts: ConflictView[];
 }

@@ -214,7 +214,9 @@ export const docs = taggedOperations(TAGS, {
       'skip_conflicts, counting it in trips_skipped and listing it in conflicts, and the schedule goes on. The claim ' +
       'commits within 20 s of the request or writes nothing, and the POST waits 25 s for it: 503 ' +
       'SCHEDULE_UNAVAILABLE (the claim held up, e.g. by a lock, or Temporal not answering) leaves no schedule behind, ' +
-      'and the same request may be sent again. The ' +
+      'and the same request may be sent again. A run Temporal cannot advance (its workflow task failing, a worker ' +
+      'fault) is the same 503 SCHEDULE_UNAVAILABLE; its claim may then be recorded already, finished once the run ' +
+      'goes through, and a retry meanwhile is refused as in conflict with it, never doubled. The ' +
       'claim and every batch ' +
       'read the company first: a company suspended before the claim gets 403 COMPANY_SUSPENDED and nothing is ' +
       'created; one suspended while the batches run gets no trip after the suspension (the schedule ends FAILED with ' +

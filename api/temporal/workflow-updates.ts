@@ -1,4 +1,5 @@
 import {
+  isGrpcServiceError,
   ServiceError,
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
@@ -58,10 +59,15 @@ function apiErrorOf(error: unknown, answers: UpdateFailureAnswers): unknown {
   }
   const ended = answers.ended(error);
   if (ended) return ended;
+  // A bare gRPC error is Temporal's answer too: the SDK throws Update-with-Start's failures (its
+  // MultiOperationExecutionFailure) unwrapped, such as FAILED_PRECONDITION "Workflow Task in failed
+  // state" from a run whose workflow task keeps failing. The run may take the Update once its task
+  // goes through (a worker fixed, redeployed): 503, as for a ServiceError, not 500.
   if (
     error instanceof WorkflowUpdateFailedError ||
     error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
-    error instanceof ServiceError
+    error instanceof ServiceError ||
+    isGrpcServiceError(error)
   ) {
     return answers.unavailable();
   }

@@ -1,4 +1,4 @@
-import { conflictView, type Conflict, type ConflictView } from '../../../domain/trip-conflicts.js';
+import { conflictView, type Conflict } from '../../../domain/trip-conflicts.js';
 import { PlanningRefusal } from '../../../domain/trip-planning.js';
 import {
   batchCount,
@@ -37,12 +37,17 @@ export const PROGRESS_COLUMNS = `status, batches_total as "batchesTotal", batche
   trips_planned as "tripsPlanned", trips_created as "tripsCreated", trips_skipped as "tripsSkipped",
   failure_reason as "failureReason"`;
 
+/**
+ * The claim's answer, read from its row: the counts only (ScheduleClaim), never the `conflicts`
+ * column, which grows with the schedule (thousands for a timetable committed again) and would
+ * overflow the workflow task that carries the answer.
+ */
 async function storedClaim(
   client: TransactionClient,
   scheduleId: string,
 ): Promise<ScheduleClaim | undefined> {
-  const { rows } = await client.query<ScheduleProgressRow & { conflicts: ConflictView[] }>(
-    `select ${PROGRESS_COLUMNS}, conflicts from trip_schedules where id = $1`,
+  const { rows } = await client.query<ScheduleProgressRow>(
+    `select ${PROGRESS_COLUMNS} from trip_schedules where id = $1`,
     [scheduleId],
   );
   return rows[0] && { scheduleId, ...rows[0] };
@@ -166,6 +171,6 @@ export async function claimTripSchedule(
       });
     }
     await refuseWhenLate(client, input.claimBy, claimLate);
-    return { ...claimed, conflicts: plan.conflicts.map(conflictView) };
+    return claimed;
   });
 }
