@@ -156,26 +156,24 @@ export async function verifyPayment(db: Database, decider: Decider, paymentId: s
  * leaves unscanned bookings as they are; COMPLETE makes them NO_SHOW), like one that travelled
  * (CHECKED_IN, NO_SHOW, COMPLETED), keeps its status, seats and tickets: its refund is a
  * compensation. A booking is paid only once confirmed (domain/payment.ts), so no refund meets a
- * HELD or PENDING_CONFIRMATION one; an imported booking (no journey) and a cancelled one (a
- * REFUND_DUE of a cancelled trip) are left as they are.
+ * HELD or PENDING_CONFIRMATION one; an imported booking (no journey) ends so too (its own seats
+ * released), and a cancelled one (a REFUND_DUE of a cancelled trip) is left as it is.
  */
 async function bookingEndedByRefund(
   client: PoolClient,
   bookingId: string,
   trips: Map<string, TripStatus>,
 ): Promise<EndingBooking | null> {
-  const { rows } = await client.query<
-    Omit<EndingBooking, 'journey_id'> & { journey_id: string | null; status: string }
-  >(
+  const { rows } = await client.query<EndingBooking & { status: string }>(
     `select b.id, b.journey_id, j.order_id, b.trip_id, b.status
        from bookings b left join journeys j on j.id = b.journey_id where b.id = $1`,
     [bookingId],
   );
-  const { status, journey_id: journeyId, ...booking } = rows[0]!;
-  if (status !== 'CONFIRMED' || journeyId === null) return null;
+  const { status, ...booking } = rows[0]!;
+  if (status !== 'CONFIRMED') return null;
   const tripStatus = trips.get(booking.trip_id) ?? (await lockTripsOf(client, booking, [], 'share'));
   if (!BEFORE_DEPARTURE.includes(tripStatus)) return null;
-  return { ...booking, journey_id: journeyId };
+  return booking;
 }
 
 /**

@@ -86,7 +86,7 @@ async function endAggregate(
     const ending = await bookingsToEnd(client, bookings, bookingId, facts, options);
     for (const booking of ending) {
       // An imported booking (no journey) was refused (cancellationDecision).
-      await endJourneyBooking(client, { ...booking, journey_id: booking.journey_id! }, 'BOOKING_CANCELLED');
+      await endJourneyBooking(client, booking, 'BOOKING_CANCELLED');
     }
     // Every booking ended here was live. The vouchers last: no lock is taken after theirs.
     const ended = ending.map((booking) => booking.id);

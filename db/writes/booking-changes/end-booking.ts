@@ -3,10 +3,10 @@ import { allocationsInIdOrder } from '../allocation-locks.js';
 import { revokeCredentials } from '../boarding-credentials.js';
 import { withBookingEvents } from '../outbox.js';
 
-/** The rows of a booking that end with it (journey_id: a booking of a journey, not an imported row). */
+/** The rows of a booking that end with it (journey_id null: an imported row, whose seats it owns). */
 export interface EndingBooking {
   id: string;
-  journey_id: string;
+  journey_id: string | null;
   order_id: string | null;
   trip_id: string;
 }
@@ -36,10 +36,13 @@ export async function endJourneyBooking(
 ): Promise<void> {
   const leg = [booking.journey_id, booking.trip_id];
   const when = at ?? null;
+  // An imported booking (no journey) owns its seats, and has no tickets or journey to end.
   await client.query(
     `update seat_allocations set status = 'RELEASED', released_at = coalesce($3::timestamptz, now())
-     where ${allocationsInIdOrder(`owner_kind = 'JOURNEY' and owner_id = $1 and trip_id = $2 and status in ('HELD', 'CONFIRMED')`)}`,
-    [...leg, when],
+     where ${allocationsInIdOrder(`((owner_kind = 'JOURNEY' and owner_id = $1 and trip_id = $2)
+                                    or (owner_kind = 'BOOKING' and owner_id = $4))
+                                   and status in ('HELD', 'CONFIRMED')`)}`,
+    [...leg, when, booking.id],
   );
   const { rows: tickets } = await client.query<{ id: string }>(
     `update journey_tickets set status = 'CANCELLED', boarding_authorized = false

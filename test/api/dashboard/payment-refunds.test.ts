@@ -294,6 +294,46 @@ describe('a full refund and its booking', () => {
     expect(await tripState(world)).toEqual(before);
   });
 
+  it('ends an imported (legacy) booking refunded before its trip leaves: its own seat free, booking.cancelled once', async () => {
+    const world = await operationsWorldWithShift(app);
+    const seatNumber = world.trip.seatNumbers[0]!;
+    const [legacy] = await app.db.query<{ id: string }>(
+      `insert into bookings (booking_code, company_id, trip_id, passenger_name, passenger_phone, seats_count,
+                             seat_numbers, status, payment_status, total_price, discount)
+       values ('BK-LEGACY-' || substr(md5(random()::text), 1, 6), $1, $2, 'Legacy Traveller', '+963944000001', 1,
+               array[$3], 'CONFIRMED', 'UNPAID', 10000, 0) returning id`,
+      [world.companyId, world.trip.tripId, seatNumber],
+    );
+    // The imported row owns its seat over the whole trip, as the import wrote it.
+    await app.db.query(
+      `insert into seat_allocations (trip_id, seat_id, board_sequence, alight_sequence, status, owner_kind, owner_id)
+       select $1, s.seat_id, (select min(sequence) from trip_stop_calls where trip_id = $1),
+              (select max(sequence) from trip_stop_calls where trip_id = $1), 'CONFIRMED', 'BOOKING', $4
+         from layout_seats s join bus_layouts bl on bl.id = s.layout_id
+        where bl.bus_id = $2 and bl.status = 'active' and s.seat_number = $3`,
+      [world.trip.tripId, world.trip.busId, seatNumber, legacy!.id],
+    );
+    const refund = await refundInFull(
+      app,
+      world.sessions.ACCOUNTANT,
+      await payAtOffice(app, world.sessions.ACCOUNTANT, legacy!.id),
+    );
+    expect(refund.body.data.booking.status).toBe('CANCELLED');
+    const [booking] = await app.db.query('select status, payment_status from bookings where id = $1', [
+      legacy!.id,
+    ]);
+    const events = await app.db.query('select event from outbox_events where booking_id = $1', [legacy!.id]);
+    const seats = await app.db.query(
+      `select status from seat_allocations where owner_kind = 'BOOKING' and owner_id = $1`,
+      [legacy!.id],
+    );
+    expect({ booking, events, seats }).toEqual({
+      booking: { status: 'CANCELLED', payment_status: 'REFUNDED' },
+      events: [{ event: 'booking.cancelled' }],
+      seats: [{ status: 'RELEASED' }],
+    });
+  });
+
   /** The connection's first leg paid at the office of its company, then refunded in full by its OWNER. */
   async function refundFirstLeg(world: Awaited<ReturnType<typeof connection>>, journeyId: string) {
     const [first] = await app.db.query<{ id: string }>(
