@@ -1,3 +1,4 @@
+import type { PoolClient } from 'pg';
 import type { Mailer } from '../../providers/mailer.js';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
@@ -126,19 +127,22 @@ export async function verifyEmailAddress(
 /**
  * Uses a recovery link: sets the new password (argon2id), revokes every session of the user
  * (reason PASSWORD_RESET), expires the user's other recovery links, and marks the address
- * verified (the link proved the traveller reads that mailbox). Returns the user id.
+ * verified (the link proved the traveller reads that mailbox); then `start` starts the new session
+ * in the same transaction, so a failure or refusal there leaves the link usable and the password
+ * unchanged. Returns the user id and what `start` answered.
  */
-export async function resetPassword(
+export async function resetPassword<Started>(
   deps: Pick<EmailDeps, 'db'>,
   token: string,
   password: string,
-): Promise<string> {
+  start: (client: PoolClient, userId: string) => Promise<Started>,
+): Promise<{ userId: string; started: Started }> {
   const tokenHash = hashSecret(token);
   // Checked first so a bad link never costs a password hash.
   const before = await inspectEmailToken(deps.db, tokenHash, 'RESET_PASSWORD');
   if (before.kind !== 'valid') throw linkRefusal(before);
   const passwordHash = await hashPassword(password);
-  const state = await resetPasswordWithLink(deps.db, tokenHash, passwordHash);
+  const state = await resetPasswordWithLink(deps.db, tokenHash, passwordHash, start);
   if (state.kind !== 'valid') throw linkRefusal(state);
-  return state.userId;
+  return { userId: state.userId, started: state.outcome };
 }

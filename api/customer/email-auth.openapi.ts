@@ -107,6 +107,8 @@ export const docsFor = (config: Config) =>
         'stored as argon2id; 400 PASSWORD_TOO_SHORT / PASSWORD_TOO_LONG, and a refused password does not use the link). Every ' +
         "existing session of the traveller is revoked and the traveller's other recovery links expire; the address counts as " +
         'verified. A new web session starts: HttpOnly access and refresh cookies plus the CSRF cookie; no token in the body. ' +
+        'All of it is written in one transaction, so a server error leaves the link usable and the password and sessions ' +
+        'unchanged: send the same link again. ' +
         `${LINK_REFUSALS} An account merged into another while the link was used: 403 ACCOUNT_DISABLED. ${MAINTENANCE_REFUSAL}`,
       responses: answers(200, 'Password changed; signed in', SignedInUser, [400, 403, 410]),
     },

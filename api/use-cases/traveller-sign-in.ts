@@ -10,7 +10,6 @@ import type { AppContext } from '../app.js';
 import { resetPassword, sendVerificationEmail } from '../auth/email.js';
 import { checkOtp, type OtpMethod } from '../auth/otp.js';
 import {
-  issueTravellerSession,
   issueTravellerSessionWithin,
   type IssuedSession,
   type SessionChannel,
@@ -77,13 +76,17 @@ export async function signInWithOtp(
   return signIn;
 }
 
-/** Uses a recovery link to set a new password, then starts a web session. */
+/** Uses a recovery link to set a new password and starts a web session. */
 export async function resetPasswordAndSignIn(
   context: AppContext,
   token: string,
   password: string,
 ): Promise<{ user: UserSummary | undefined; session: IssuedSession }> {
-  const userId = await resetPassword(context, token, password);
-  const session = await issueTravellerSession(context, userId, 'web');
-  return { user: await findUserSummary(context.db, userId), session };
+  // One transaction uses the link, sets the password, ends the other sessions and writes the new
+  // one: a failure leaves the link usable and the password unchanged, so the traveller retries it.
+  const { started } = await resetPassword(context, token, password, async (client, userId) => ({
+    session: await issueTravellerSessionWithin(context, client, userId, 'web'),
+    user: await findUserSummary(client, userId),
+  }));
+  return started;
 }

@@ -1,3 +1,4 @@
+import type { PoolClient } from 'pg';
 import type { Database } from '../orm.js';
 
 /** The signed-in traveller as GET /auth/customer/me shows it (SPEC "Customer user"). */
@@ -71,10 +72,17 @@ const toUserSummary = (row: UserSummaryRow): UserSummary => ({
   email: row.email,
 });
 
-/** The account's own name, phone and e-mail (undefined when there is no such account). */
-export async function findUserSummary(db: Database, userId: string): Promise<UserSummary | undefined> {
-  const [row] = await db.query<UserSummaryRow>('select id, phone, name, email from users where id = $1', [
+/**
+ * The account's own name, phone and e-mail (undefined when there is no such account), read by the
+ * pool or inside the transaction of a sign-in (a password reset reads it with its session).
+ */
+export async function findUserSummary(
+  sql: Pick<PoolClient, 'query'>,
+  userId: string,
+): Promise<UserSummary | undefined> {
+  const { rows } = await sql.query<UserSummaryRow>('select id, phone, name, email from users where id = $1', [
     userId,
   ]);
+  const row = rows[0];
   return row && toUserSummary(row);
 }

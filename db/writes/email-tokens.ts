@@ -70,20 +70,26 @@ export async function deleteEmailToken(db: Database, id: string): Promise<void> 
   await db.query('delete from email_tokens where id = $1', [id]);
 }
 
+/** A link's state once used: a valid one carries what its effect answered. */
+export type UsedEmailLink<T> =
+  | Exclude<EmailTokenState, { kind: 'valid' }>
+  | (Extract<EmailTokenState, { kind: 'valid' }> & { outcome: T });
+
 /**
  * Uses a link of `purpose` up in one transaction and, when it was valid, applies `effect` to the
- * link's user in the same transaction; answers the link's state either way.
+ * link's user in the same transaction; answers the link's state either way. An effect that fails
+ * rolls the use back: the link stays usable.
  */
-async function useEmailLink(
+async function useEmailLink<T>(
   db: Database,
   tokenHash: string,
   purpose: EmailTokenPurpose,
-  effect: (client: PoolClient, userId: string) => Promise<void>,
-): Promise<EmailTokenState> {
+  effect: (client: PoolClient, userId: string) => Promise<T>,
+): Promise<UsedEmailLink<T>> {
   return db.transaction(async (client) => {
     const consumed = await consumeEmailToken(client, tokenHash, purpose);
-    if (consumed.kind === 'valid') await effect(client, consumed.userId);
-    return consumed;
+    if (consumed.kind !== 'valid') return consumed;
+    return { ...consumed, outcome: await effect(client, consumed.userId) };
   });
 }
 
@@ -100,13 +106,16 @@ export async function verifyWithLink(db: Database, tokenHash: string): Promise<E
 /**
  * Uses a recovery link: sets the new password hash, revokes every session of the user (reason
  * PASSWORD_RESET), expires the user's other recovery links, and marks the address verified (the
- * link proved the traveller reads that mailbox).
+ * link proved the traveller reads that mailbox); then `start` starts the new session, last, in the
+ * same transaction. A failure of any of it (or a refusal from `start`) leaves the link usable, the
+ * password and the sessions as they were.
  */
-export async function resetPasswordWithLink(
+export async function resetPasswordWithLink<Session>(
   db: Database,
   tokenHash: string,
   passwordHash: string,
-): Promise<EmailTokenState> {
+  start: (client: PoolClient, userId: string) => Promise<Session>,
+): Promise<UsedEmailLink<Session>> {
   return useEmailLink(db, tokenHash, 'RESET_PASSWORD', async (client, userId) => {
     await client.query(
       `update users set password_hash = $2, email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
@@ -118,5 +127,6 @@ export async function resetPasswordWithLink(
       [userId],
     );
     await expireEmailTokens(client, userId, 'RESET_PASSWORD');
+    return start(client, userId);
   });
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { hashSecret } from '../../../api/auth/secrets.js';
 import { issueTravellerSession } from '../../../api/auth/traveller-session.js';
 import { createTravellerTokens } from '../../../api/auth/traveller-token.js';
+import { failOnce } from '../../support/fail-once.js';
 import { useFakeSmtp, type CapturedMail } from '../../support/fakes/smtp.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 
@@ -334,6 +335,46 @@ describe('password recovery', () => {
       expect(again.body.errorCode).toBe('EMAIL_TOKEN_USED');
     }
     expect(await verify((await userRow(app, traveller.userId)).password_hash!, password)).toBe(true);
+  });
+
+  it('a session that cannot be written leaves the link usable, the password and the old sessions as they were; the same link then works', async () => {
+    const traveller = await travellerWithEmail(app, { verified: true });
+    await forgot(traveller.email);
+    const { token } = linkIn(await mail.smtp.waitForMessage(traveller.email), 'reset-password');
+    const linkState = () =>
+      app.db.query<{ used: boolean; expired: boolean }>(
+        `select used_at is not null as used, expires_at <= now() as expired from email_tokens
+         where user_id = $1 and purpose = 'RESET_PASSWORD'`,
+        [traveller.userId],
+      );
+    // The next session written for this traveller fails (the server gets an error from PostgreSQL).
+    const cleanUp = await failOnce(app.db, {
+      table: 'traveller_sessions',
+      event: 'insert',
+      condition: `new.user_id = '${traveller.userId}'`,
+    });
+    try {
+      const password = 'correct horse battery staple';
+      const failed = await app.request('/api/auth', { method: 'POST', json: { token, password } });
+      expect(failed.status).toBe(500);
+      expect(failed.headers.getSetCookie()).toEqual([]);
+      expect(await linkState()).toEqual([{ used: false, expired: false }]);
+      expect((await userRow(app, traveller.userId)).password_hash).toBeNull();
+      expect((await app.request('/api/favorites', { token: traveller.token })).status).toBe(200);
+
+      const retry = await app.request('/api/auth', { method: 'POST', json: { token, password } });
+      expect(retry.status, retry.text).toBe(200);
+      expect(retry.body.data.user).toMatchObject({ id: traveller.userId, email: traveller.email });
+      expect(await verify((await userRow(app, traveller.userId)).password_hash!, password)).toBe(true);
+      expect(await linkState()).toEqual([{ used: true, expired: false }]);
+      expect((await app.request('/api/favorites', { token: traveller.token })).status).toBe(401);
+      const fresh = await app.request('/api/favorites', {
+        headers: { Cookie: `bb_access=${cookiesOf(retry).get('bb_access')}` },
+      });
+      expect(fresh.status).toBe(200);
+    } finally {
+      await cleanUp();
+    }
   });
 
   it('two concurrent uses of one link: exactly one succeeds', async () => {
