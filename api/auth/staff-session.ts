@@ -13,6 +13,7 @@ import {
   insertStaffSession,
   revokeStaffSessionByToken as revokeByTokenHash,
 } from '../../db/writes/staff-sessions.js';
+import type { AuditEntry } from '../../db/writes/audit.js';
 import { Refusal } from '../http/errors.js';
 import { hashSecret, newSessionSecrets } from './secrets.js';
 
@@ -63,21 +64,27 @@ export const invalidCredentials = () =>
   new Refusal(401, 'INVALID_CREDENTIALS', 'The e-mail or password is not correct');
 
 /**
- * Opens a session of `member` for `surface` (the dashboard's when not named); a membership or user
+ * Opens a session of `member` for `surface` (the dashboard's when not named) and, for a sign-in,
+ * records it (`signIn`, given the new session's id) in the same transaction; a membership or user
  * no longer active (deactivated while the password was checked) is refused as at sign-in (401).
  */
 export async function createStaffSession(
   deps: { db: Database; config: SessionConfig },
   member: { staffUserId: string; membershipId: string; surface?: StaffSessionSurface },
+  signIn?: (sessionId: string) => AuditEntry,
 ): Promise<IssuedStaffSession> {
   const secrets = newSessionSecrets();
-  const stored = await insertStaffSession(deps.db, {
-    staffUserId: member.staffUserId,
-    membershipId: member.membershipId,
-    surface: member.surface ?? 'DASHBOARD',
-    ...secrets.hashes,
-    ttlHours: deps.config.STAFF_SESSION_TTL_HOURS,
-  });
+  const stored = await insertStaffSession(
+    deps.db,
+    {
+      staffUserId: member.staffUserId,
+      membershipId: member.membershipId,
+      surface: member.surface ?? 'DASHBOARD',
+      ...secrets.hashes,
+      ttlHours: deps.config.STAFF_SESSION_TTL_HOURS,
+    },
+    signIn,
+  );
   if (!stored) throw invalidCredentials();
   return secrets.issued(stored.sessionId, stored.expiresAt);
 }

@@ -8,7 +8,7 @@ import {
   type SignInMembership,
   type StaffCredentials,
 } from '../../db/queries/staff-sessions.js';
-import { recordAudit, type AuditEntry, type RequestOrigin } from '../../db/writes/audit.js';
+import type { AuditEntry, RequestOrigin } from '../../db/writes/audit.js';
 import { closeStaffSession, replaceStaffPasswordHash } from '../../db/writes/staff-sessions.js';
 import type { PasswordLogin } from './password-login.js';
 import { hashPassword, passwordMatches, unknownAccountHash } from './passwords.js';
@@ -97,7 +97,10 @@ export function signInStaff(
   return signInMember(deps, input, origin, DASHBOARD);
 }
 
-/** Checks the password, opens a session for the surface's membership and records the sign-in. */
+/**
+ * Checks the password, then opens a session for the surface's membership and records the sign-in,
+ * in one transaction.
+ */
 export async function signInMember<Role extends string>(
   deps: Deps,
   input: StaffSignInInput,
@@ -110,19 +113,17 @@ export async function signInMember<Role extends string>(
   // with an explicit COMPANY_SUSPENDED.
   const membership = await surface.membership(deps.db, user.id, input.companyId);
   if (!membership) throw invalidCredentials();
-  const session = await createStaffSession(deps, {
-    staffUserId: user.id,
-    membershipId: membership.id,
-    surface: surface.session,
-  });
-  await recordAudit(
-    deps.db.pool,
-    staffEvent(
-      surface.actorKind,
-      'SIGNED_IN',
-      { staffUserId: user.id, companyId: membership.company.id, sessionId: session.sessionId },
-      origin,
-    ),
+  // The session and its sign-in's audit row commit together: no session without its record.
+  const session = await createStaffSession(
+    deps,
+    { staffUserId: user.id, membershipId: membership.id, surface: surface.session },
+    (sessionId) =>
+      staffEvent(
+        surface.actorKind,
+        'SIGNED_IN',
+        { staffUserId: user.id, companyId: membership.company.id, sessionId },
+        origin,
+      ),
   );
   return {
     session,

@@ -24,14 +24,17 @@ interface IssuedRow {
 }
 
 /**
- * Opens a session, or answers null and writes nothing when the membership or its user is no
- * longer active. Sign-in read the membership without a lock: FOR SHARE waits behind a deactivation
+ * Opens a session and records its sign-in (`signIn`, when it is one: STAFF_SIGNED_IN,
+ * DRIVER_SIGNED_IN) in one transaction, so a sign-in that cannot be recorded leaves no session
+ * behind; or answers null and writes nothing when the membership or its user is no longer active.
+ * Sign-in read the membership without a lock: FOR SHARE waits behind a deactivation
  * (db/writes/team.ts holds the membership FOR UPDATE while it ends its sessions) and reads what it
  * committed, so no session opens after that end.
  */
 export async function insertStaffSession(
   db: Database,
   session: NewStaffSession,
+  signIn?: (sessionId: string) => AuditEntry,
 ): Promise<{ sessionId: string; expiresAt: Date } | null> {
   return db.transaction(async (client) => {
     const live = await client.query(
@@ -54,7 +57,9 @@ export async function insertStaffSession(
         session.surface,
       ],
     );
-    return { sessionId: rows[0]!.id, expiresAt: new Date(rows[0]!.expires_at) };
+    const sessionId = rows[0]!.id;
+    if (signIn) await recordAudit(client, signIn(sessionId));
+    return { sessionId, expiresAt: new Date(rows[0]!.expires_at) };
   });
 }
 

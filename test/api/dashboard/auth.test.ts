@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createCompany } from '../../support/factories.js';
+import { failOnce } from '../../support/fail-once.js';
 import { useTestApp, type TestApp, type TestResponse } from '../../support/harness.js';
 import {
   addMembership,
@@ -182,6 +183,37 @@ describe('company dashboard sign-in and session', () => {
         const response = await app.request('/dashboard/api/auth/login', { method: 'POST', json });
         expect(response.status).toBe(400);
         expect(response.body.errorCode).toBe('VALIDATION_FAILED');
+      }
+    });
+
+    it('an audit row that cannot be written leaves no session behind; the next sign-in opens one and records it', async () => {
+      const member = await createStaffMember(app.db, company.id, 'STAFF');
+      const signIns = () =>
+        app.db.query<{ session_id: string }>(
+          `select details->>'sessionId' as session_id from audit_log
+           where actor_id = $1 and action = 'STAFF_SIGNED_IN'`,
+          [member.userId],
+        );
+      // The next STAFF_SIGNED_IN row of this user fails (the server gets an error from PostgreSQL).
+      const cleanUp = await failOnce(app.db, {
+        table: 'audit_log',
+        event: 'insert',
+        condition: `new.action = 'STAFF_SIGNED_IN' and new.actor_id::text = '${member.userId}'`,
+      });
+      try {
+        const failed = await staffLogin(app, { email: member.email, password: STAFF_PASSWORD });
+        expect(failed.response.status).toBe(500);
+        expect(failed.response.headers.getSetCookie()).toEqual([]);
+        expect(await sessionsOf(app, member.userId)).toEqual([]);
+        expect(await signIns()).toEqual([]);
+
+        const retry = await staffLogin(app, { email: member.email, password: STAFF_PASSWORD });
+        expect(retry.response.status, retry.response.text).toBe(200);
+        const sessions = await sessionsOf(app, member.userId);
+        expect(sessions).toHaveLength(1);
+        expect(await signIns()).toEqual([{ session_id: sessions[0]!.id }]);
+      } finally {
+        await cleanUp();
       }
     });
   });
