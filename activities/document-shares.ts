@@ -1,4 +1,10 @@
-import { acceptGrant, expireGrant, openGrant, revokeGrant } from '../db/writes/document-shares.js';
+import {
+  acceptGrant,
+  expireGrant,
+  openGrant,
+  revokeGrant,
+  type AcceptGrantInput,
+} from '../db/writes/document-shares.js';
 import { ShareRefusal, type ShareActor, type ShareGrantInput } from '../domain/document-sharing.js';
 import { Refusal } from '../domain/refusal.js';
 import type { ActivityDeps } from './index.js';
@@ -15,8 +21,7 @@ import { refusable } from './refusable.js';
 export function createDocumentShareActivities({ db }: Pick<ActivityDeps, 'db'>) {
   return {
     openShareGrant: (input: ShareGrantInput) => refusable(Refusal, () => openGrant(db, input)),
-    acceptShareGrant: (input: { grantId: string; sessionTokenHash: string; sessionMilliseconds: number }) =>
-      refusable(ShareRefusal, () => acceptGrant(db, input)),
+    acceptShareGrant: (input: AcceptGrantInput) => refusable(ShareRefusal, () => acceptGrant(db, input)),
     revokeShareGrant: (input: { grantId: string; by: ShareActor }) =>
       refusable(ShareRefusal, () => revokeGrant(db, input)),
     expireShareGrant: (input: { grantId: string }) => expireGrant(db, input),

@@ -77,6 +77,8 @@ export const SHARE_REFUSAL_STATUS = {
   SHARE_ALREADY_ACCEPTED: 409,
   SHARE_EXPIRED: 410,
   SHARE_REVOKED: 410,
+  /** Past its deadline (shareAcceptLate): the API answers it as 503 SHARE_UNAVAILABLE. */
+  SHARE_ACCEPT_LATE: 503,
 } as const;
 
 export type ShareRefusalCode = keyof typeof SHARE_REFUSAL_STATUS;
@@ -91,6 +93,19 @@ export class ShareRefusal extends Refusal {
     super(SHARE_REFUSAL_STATUS[code], code, message);
   }
 }
+
+/**
+ * An accept's deadline (`acceptBy`) is the instant the API gives it to commit by, so that it commits
+ * while the request still waits for it. An accept that would commit later is refused with this and
+ * writes nothing: the 503 the API answers once it stops waiting stays true, and the retry it asks
+ * for finds the link still unused (a session whose token only the abandoned request knew would
+ * spend it).
+ */
+export const shareAcceptLate = () =>
+  new ShareRefusal(
+    'SHARE_ACCEPT_LATE',
+    'The accept came after the request stopped waiting for it; nothing was written',
+  );
 
 /**
  * Why a grant that is not CREATED (or whose link ran out) cannot be accepted: the accept's

@@ -27,6 +27,12 @@ export interface AcceptRequest {
   secretHash: string;
   /** SHA-256 (hex) of the recipient session token the API hands out as a cookie. */
   sessionTokenHash: string;
+  /**
+   * The API's deadline (epoch ms) for the accept to commit (db/writes/deadline.ts refuseWhenLate):
+   * past it the request has stopped waiting, and the accept writes nothing (SHARE_ACCEPT_LATE).
+   * Absent from accepts sent before it was carried: no deadline.
+   */
+  acceptBy?: number;
 }
 
 export interface RevokeRequest {

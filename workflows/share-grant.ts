@@ -71,6 +71,12 @@ class ShareGrant extends OpenedProcess<GrantPhase, ShareRefusalCode> {
     if (this.phase !== 'CREATED') throw this.refuse('SHARE_EXPIRED', 'This link has expired');
   }
 
+  /**
+   * The accept's transaction, with the API's deadline when the request carries one (acceptBy): an
+   * accept that would commit after it refuses (SHARE_ACCEPT_LATE), nothing written, and the grant
+   * stays CREATED for the retry. An accept without it (sent before it was carried) has no deadline,
+   * and its step's input is the one recorded before: histories replay as they were.
+   */
   accept(request: AcceptRequest): Promise<AcceptResult> {
     return this.exclusive(async () => {
       this.requireAcceptable(request.secretHash);
@@ -79,6 +85,7 @@ class ShareGrant extends OpenedProcess<GrantPhase, ShareRefusalCode> {
           grantId: this.grantId,
           sessionTokenHash: request.sessionTokenHash,
           sessionMilliseconds: this.input.sessionMilliseconds,
+          ...(request.acceptBy === undefined ? {} : { acceptBy: request.acceptBy }),
         }),
       );
       this.sessionExpiresAt = session.expiresAt;

@@ -58,7 +58,9 @@ export const docs = taggedOperations(TAGS, {
       'Sets the recipient cookie bb_share (HttpOnly, SameSite=Strict, Path=/api/document-shares/{grantId}); ' +
       'the session lasts at most 30 minutes and ends after 15 minutes without a request. The cookie opens ' +
       'only this grant’s session and document; it is no traveller credential. Two accepts never give two ' +
-      'sessions: the second is 409 SHARE_ALREADY_ACCEPTED.',
+      'sessions: the second is 409 SHARE_ALREADY_ACCEPTED. Sharing busy: 503 SHARE_UNAVAILABLE (Retry-After); ' +
+      'an accept still unwritten when the request stops waiting never commits later, so the retry with ' +
+      'the same secret accepts the link.',
     responses: answers(200, 'Accepted', RecipientSession, [400, 404, 409, 410, 429, 503]),
   },
   getDocumentShareSession: {

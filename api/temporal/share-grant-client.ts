@@ -15,7 +15,7 @@ import {
 import { workflowIds } from '../../workflows/shared.js';
 import { Refusal, unavailableFor } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
-import { processEnded, type UpdateFailureAnswers } from './workflow-updates.js';
+import { processEnded, UPDATE_DEADLINE_MS, type UpdateFailureAnswers } from './workflow-updates.js';
 
 /**
  * The grant's workflow has ended, so no Update can reach it. Its own ends come after it wrote the
@@ -35,6 +35,24 @@ const SHARE_ANSWERS: UpdateFailureAnswers = {
   unavailable: (retryAfterSeconds) =>
     unavailableFor('SHARE_UNAVAILABLE', 'Document sharing is busy; try again', retryAfterSeconds),
 };
+
+/**
+ * An accept must commit this long before the API stops waiting for it (UPDATE_DEADLINE_MS): a
+ * margin for its commit, the answer's way back through Temporal and the clocks of the API and the
+ * database (as a cash-shift step, cash-shift-client.ts). An accept that would commit later refuses
+ * (SHARE_ACCEPT_LATE, nothing written), so the 503 that then ends the wait leaves no recipient
+ * session whose token only the abandoned request knew, and the retry it asks for finds the link unused.
+ */
+const ACCEPT_MARGIN_MS = 5_000;
+
+/** An accept refused past its deadline wrote nothing: to the caller, the 503 that asks for a retry. */
+function answeredInTime<T>(accept: Promise<T>): Promise<T> {
+  return accept.catch((error: unknown) => {
+    throw error instanceof Refusal && error.code === 'SHARE_ACCEPT_LATE'
+      ? SHARE_ANSWERS.unavailable()
+      : error;
+  });
+}
 
 /**
  * The API's side of the share-grant workflow. Every state change is an Update, so the HTTP
@@ -61,8 +79,16 @@ export function shareGrantClient(temporal: Client, config: Pick<Config, 'TEMPORA
       });
     },
 
+    /** Carries its deadline (`acceptBy`, ACCEPT_MARGIN_MS); one refused past it is 503 SHARE_UNAVAILABLE. */
     accept(grantId: string, secretHash: string, sessionTokenHash: string): Promise<AcceptResult> {
-      return grants.update(workflowIds.shareGrant(grantId), acceptUpdate, { secretHash, sessionTokenHash });
+      const acceptBy = Date.now() + UPDATE_DEADLINE_MS - ACCEPT_MARGIN_MS;
+      return answeredInTime(
+        grants.update(workflowIds.shareGrant(grantId), acceptUpdate, {
+          secretHash,
+          sessionTokenHash,
+          acceptBy,
+        }),
+      );
     },
 
     revoke(grantId: string, by: ShareActor): Promise<RevokeResult> {

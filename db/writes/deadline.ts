@@ -4,8 +4,8 @@ import type { Refusal } from '../../domain/refusal.js';
 /**
  * A write the API waits for only so long (UPDATE_DEADLINE_MS, api/temporal/workflow-updates.ts)
  * carries a deadline the API gave it, so that it commits while the request still waits: a
- * schedule's claim (`claimBy`), a cash-shift step (`stepBy`). Past it, the API has answered 503
- * and the write must not commit after that answer.
+ * schedule's claim (`claimBy`), a cash-shift step (`stepBy`), a share's accept (`acceptBy`). Past
+ * it, the API has answered 503 and the write must not commit after that answer.
  */
 
 /**

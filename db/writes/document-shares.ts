@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import {
   sessionEnd,
+  shareAcceptLate,
   ShareRefusal,
   unacceptable,
   type AcceptResult,
@@ -15,6 +16,7 @@ import type { Database } from '../orm.js';
 import { epochMs } from '../queries/document-shares.js';
 import { lockActingMember } from './acting-member.js';
 import { lockActiveCompany } from './active-company.js';
+import { refuseWhenLate } from './deadline.js';
 import { recordAccess, type DocumentAction } from './documents.js';
 
 /**
@@ -133,15 +135,23 @@ const toAcceptResult = (row: SessionRow): AcceptResult => ({
   expiresAt: iso(row.expires_at),
 });
 
+export interface AcceptGrantInput {
+  grantId: string;
+  sessionTokenHash: string;
+  sessionMilliseconds: number;
+  /** The API's deadline (refuseWhenLate); absent when the API runs the accept itself, or sent none. */
+  acceptBy?: number;
+}
+
 /**
  * Accepts the link once: the recipient session is created and the grant becomes ACCEPTED in one
  * transaction. The unique grant_id of sessions refuses a second session even if two accepts ever
- * got this far together. A retry of the same accept (same token) answers with its own session.
+ * got this far together. A retry of the same accept (same token) answers with its own session. An
+ * accept given a deadline (`acceptBy`) that would commit after it writes nothing (SHARE_ACCEPT_LATE,
+ * refuseWhenLate, db/writes/deadline.ts): the request that made its session token has answered
+ * 503 and is gone, and the link stays unused for the retry. Only an attempt that wrote is checked.
  */
-export async function acceptGrant(
-  db: Database,
-  input: { grantId: string; sessionTokenHash: string; sessionMilliseconds: number },
-): Promise<AcceptResult> {
+export async function acceptGrant(db: Database, input: AcceptGrantInput): Promise<AcceptResult> {
   return db.transaction(async (client) => {
     const grant = await lockGrant(client, input.grantId);
     const { rows: existing } = await client.query<SessionRow>(
@@ -162,6 +172,7 @@ export async function acceptGrant(
       `update document_share_grants set status = 'ACCEPTED', accepted_at = now() where id = $1`,
       [input.grantId],
     );
+    await refuseWhenLate(client, input.acceptBy, shareAcceptLate);
     return toAcceptResult(rows[0]!);
   });
 }

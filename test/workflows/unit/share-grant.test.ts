@@ -15,7 +15,12 @@ import {
 import type { shareGrant } from '../../../workflows/share-grant.js';
 import { workflowIds } from '../../../workflows/shared.js';
 import type { Activities } from '../../../workflows/steps.js';
-import { Calls, refusalOf, useWorkflowEnvironment } from '../../support/workflow-env.js';
+import {
+  Calls,
+  refusalOf,
+  replayRecordedHistory,
+  useWorkflowEnvironment,
+} from '../../support/workflow-env.js';
 
 /** The share-grant workflow's transitions and deadlines with stubbed activities (no PostgreSQL). */
 type ShareSteps = Pick<
@@ -222,5 +227,58 @@ describe('shareGrant workflow (stubbed activities)', () => {
       await handle.executeUpdate(revokeUpdate, { args: [{ by: OWNER }] });
       expect(await handle.result()).toMatchObject({ phase: 'REVOKED' });
     });
+  });
+
+  it("hands the accept the API's deadline; one refused as late leaves the grant CREATED and the retry accepts", async () => {
+    const { steps, calls } = shareSteps();
+    const acceptOnTime = steps.acceptShareGrant;
+    let late = true;
+    steps.acceptShareGrant = async (input) => {
+      if (!late) return acceptOnTime(input);
+      late = false;
+      calls.record('acceptShareGrant', input);
+      return {
+        refused: {
+          status: 503,
+          code: 'SHARE_ACCEPT_LATE',
+          message: 'The accept came after the request stopped waiting for it; nothing was written',
+        },
+      };
+    };
+    await temporal.withWorker(steps, async (taskQueue) => {
+      const { input, handle } = await openGrant(temporal.client, taskQueue, LONG_LIVED);
+      const acceptBy = Date.now() + 20_000;
+      const request = { secretHash: SECRET_HASH, sessionTokenHash: 'b'.repeat(64), acceptBy };
+      expect(await refusalOf(handle.executeUpdate(acceptUpdate, { args: [request] }))).toMatchObject({
+        code: 'SHARE_ACCEPT_LATE',
+        status: 503,
+      });
+      expect(await handle.query(grantStateQuery)).toMatchObject({ phase: 'CREATED', sessionExpiresAt: null });
+      const retry = { ...request, sessionTokenHash: 'c'.repeat(64), acceptBy: Date.now() + 20_000 };
+      const session = await handle.executeUpdate(acceptUpdate, { args: [retry] });
+      expect(await handle.query(grantStateQuery)).toMatchObject({
+        phase: 'ACCEPTED',
+        sessionExpiresAt: session.expiresAt,
+      });
+      expect(calls.inputsOf('acceptShareGrant')).toEqual([
+        { grantId: input.grantId, sessionTokenHash: 'b'.repeat(64), sessionMilliseconds: 600_000, acceptBy },
+        {
+          grantId: input.grantId,
+          sessionTokenHash: 'c'.repeat(64),
+          sessionMilliseconds: 600_000,
+          acceptBy: retry.acceptBy,
+        },
+      ]);
+      await handle.executeUpdate(revokeUpdate, { args: [{ by: OWNER }] });
+      expect(await handle.result()).toMatchObject({ phase: 'REVOKED' });
+    });
+  });
+
+  it('a run started before the accept deadline replays as it was recorded', async () => {
+    // Recorded (binary protobuf, as the client fetched it) from the code before acceptBy: open, an
+    // accept without a deadline, revoke.
+    await expect(
+      replayRecordedHistory(new URL('./histories/share-grant-before-accept-deadline.pb', import.meta.url)),
+    ).resolves.toBeUndefined();
   });
 });
