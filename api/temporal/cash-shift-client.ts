@@ -19,6 +19,7 @@ import { workflowIds } from '../../workflows/shared.js';
 import { Refusal, unavailableFor } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
 import {
+  answeredInTime,
   callUpdate,
   processEnded,
   UPDATE_DEADLINE_MS,
@@ -60,13 +61,7 @@ const stepDeadline = () => Date.now() + UPDATE_DEADLINE_MS - STEP_MARGIN_MS;
 const RUN_END_WAIT_MS = 5_000;
 
 /** A step refused past its deadline wrote nothing: to the caller, the 503 that asks for a retry. */
-function answeredInTime<T>(step: Promise<T>): Promise<T> {
-  return step.catch((error: unknown) => {
-    throw error instanceof Refusal && error.code === 'CASH_SHIFT_STEP_LATE'
-      ? SHIFT_ANSWERS.unavailable()
-      : error;
-  });
-}
+const inTime = <T>(step: Promise<T>) => answeredInTime(step, 'CASH_SHIFT_STEP_LATE', SHIFT_ANSWERS);
 
 /**
  * The API's side of the cash-shift workflow (id cash-shift/{companyId}). OPEN starts it with
@@ -79,7 +74,7 @@ export function cashShiftClient(temporal: Client, config: Pick<Config, 'TEMPORAL
   const shifts = processCalls(temporal, SHIFT_ANSWERS, config.TEMPORAL_TASK_QUEUE);
 
   const start = (input: CashShiftInput, updateId: string) =>
-    answeredInTime(
+    inTime(
       shifts.start(openShiftUpdate, updateId, {
         workflowType: CASH_SHIFT_WORKFLOW,
         workflowId: workflowIds.cashShift(input.companyId),
@@ -107,14 +102,12 @@ export function cashShiftClient(temporal: Client, config: Pick<Config, 'TEMPORAL
     adjust(companyId: string, request: AdjustRequest): Promise<CashShiftSummary> {
       const updateId = `adjust:${request.movementId}`;
       const step = { ...request, stepBy: stepDeadline() };
-      return answeredInTime(
-        shifts.update(workflowIds.cashShift(companyId), adjustShiftUpdate, step, updateId),
-      );
+      return inTime(shifts.update(workflowIds.cashShift(companyId), adjustShiftUpdate, step, updateId));
     },
 
     close(companyId: string, request: CloseRequest): Promise<CashShiftSummary> {
       const step = { ...request, stepBy: stepDeadline() };
-      return answeredInTime(shifts.update(workflowIds.cashShift(companyId), closeShiftUpdate, step));
+      return inTime(shifts.update(workflowIds.cashShift(companyId), closeShiftUpdate, step));
     },
 
     /**

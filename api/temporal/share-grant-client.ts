@@ -15,7 +15,12 @@ import {
 import { workflowIds } from '../../workflows/shared.js';
 import { Refusal, unavailableFor } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
-import { processEnded, UPDATE_DEADLINE_MS, type UpdateFailureAnswers } from './workflow-updates.js';
+import {
+  answeredInTime,
+  processEnded,
+  UPDATE_DEADLINE_MS,
+  type UpdateFailureAnswers,
+} from './workflow-updates.js';
 
 /**
  * The grant's workflow has ended, so no Update can reach it. Its own ends come after it wrote the
@@ -44,15 +49,6 @@ const SHARE_ANSWERS: UpdateFailureAnswers = {
  * session whose token only the abandoned request knew, and the retry it asks for finds the link unused.
  */
 const ACCEPT_MARGIN_MS = 5_000;
-
-/** An accept refused past its deadline wrote nothing: to the caller, the 503 that asks for a retry. */
-function answeredInTime<T>(accept: Promise<T>): Promise<T> {
-  return accept.catch((error: unknown) => {
-    throw error instanceof Refusal && error.code === 'SHARE_ACCEPT_LATE'
-      ? SHARE_ANSWERS.unavailable()
-      : error;
-  });
-}
 
 /**
  * The API's side of the share-grant workflow. Every state change is an Update, so the HTTP
@@ -88,6 +84,8 @@ export function shareGrantClient(temporal: Client, config: Pick<Config, 'TEMPORA
           sessionTokenHash,
           acceptBy,
         }),
+        'SHARE_ACCEPT_LATE',
+        SHARE_ANSWERS,
       );
     },
 

@@ -31,6 +31,21 @@ export const unavailableAnswers = (errorCode: string, message: string): UpdateFa
 });
 
 /**
+ * A step that carries its deadline (a cash-shift step's `stepBy`, a share accept's `acceptBy`) and
+ * was refused past it (`lateCode`, nothing written): to the caller, the `answers`' 503 that asks for
+ * a retry, since the wait for it was ending anyway. Other failures pass as they came.
+ */
+export function answeredInTime<T>(
+  step: Promise<T>,
+  lateCode: string,
+  answers: UpdateFailureAnswers,
+): Promise<T> {
+  return step.catch((error: unknown) => {
+    throw error instanceof Refusal && error.code === lateCode ? answers.unavailable() : error;
+  });
+}
+
+/**
  * Runs an Update call within the deadline (UPDATE_DEADLINE_MS unless the caller needs less) and
  * turns its failure into the API's answer: a business refusal the workflow threw
  * (workflows/steps.ts `refusal`: type = errorCode, first detail = {status, details}) keeps its

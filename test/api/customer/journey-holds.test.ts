@@ -778,6 +778,17 @@ describe('GET /journeys/{bookingId}', () => {
   });
 });
 
+/** What an order id has left behind: its row, the journeys bound to it and its hold batches. */
+async function orderLeft(app: TestApp, orderId: string) {
+  const [left] = await app.db.query<{ orders: number; bound: number; batches: number }>(
+    `select (select count(*)::int from journey_orders where id = $1) as orders,
+            (select count(*)::int from journeys where order_id = $1) as bound,
+            (select count(*)::int from hold_batches where scope_id = $1) as batches`,
+    [orderId],
+  );
+  return left;
+}
+
 describe('journey orders', () => {
   const app = useTestApp();
 
@@ -1012,12 +1023,7 @@ describe('journey orders', () => {
       status: 409,
       errorCode: 'SEATS_UNAVAILABLE',
     });
-    const [left] = await app.db.query<{ orders: number; bound: number; batches: number }>(
-      `select (select count(*)::int from journey_orders where id = $1) as orders,
-              (select count(*)::int from journeys where order_id = $1) as bound,
-              (select count(*)::int from hold_batches where scope_id = $1) as batches`,
-      [orderId],
-    );
+    const left = await orderLeft(app, orderId);
     expect(left).toEqual({ orders: 0, bound: 0, batches: 0 });
 
     const alone = await holdJourney(app, caller, a.journey_id, { quote_id: a.quote_id });
@@ -1059,12 +1065,7 @@ describe('journey orders', () => {
       await app.db.query(`drop trigger ${name} on hold_batches`);
       await app.db.query(`drop function ${name}()`);
     }
-    const [left] = await app.db.query<{ orders: number; bound: number; batches: number }>(
-      `select (select count(*)::int from journey_orders where id = $1) as orders,
-              (select count(*)::int from journeys where order_id = $1) as bound,
-              (select count(*)::int from hold_batches where scope_id = $1) as batches`,
-      [orderId],
-    );
+    const left = await orderLeft(app, orderId);
     expect(left).toEqual({ orders: 0, bound: 0, batches: 0 });
     const alone = await holdJourney(app, caller, a.journey_id, { quote_id: a.quote_id });
     expect(alone.status, alone.text).toBe(200);
