@@ -116,7 +116,11 @@ function passwordSignInLimits(
   rule: PasswordLogin<unknown>['limits'],
 ): { ipLimit: RateLimiter; failures: FailureLimiter } {
   const durationSeconds = rule.windowMinutes * 60;
-  const ipLimit = createRateLimiter(db, { name: `${rule.name}-ip`, points: rule.perIp, durationSeconds });
+  const ipLimit = createRateLimiter(
+    db,
+    { name: `${rule.name}-ip`, points: rule.perIp, durationSeconds },
+    { givesBack: true },
+  );
   const failures = createFailureLimiter(db, [
     {
       name: `${rule.accountName ?? rule.name}-email-failures`,

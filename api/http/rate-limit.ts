@@ -23,6 +23,7 @@ export interface RateLimiter {
   /**
    * Gives back the point a request counted for `key` once it turns out not to count (a successful
    * sign-in): counted first, so requests sent together are limited all the same, and given back after.
+   * Only for a limiter made with `givesBack`.
    */
   giveBack(key: string): Promise<void>;
 }
@@ -34,10 +35,15 @@ export interface RateLimiter {
  * database fail, an in-process limiter with the same rule keeps limiting.
  *
  * Counters are named by the rule itself (name, points, window): changing a limit starts fresh
- * counters instead of judging old traffic by the new rule. A key is blocked in memory only once a
- * request of it is refused, not at its last allowed one, as that request may still give its point back.
+ * counters instead of judging old traffic by the new rule. A limiter whose requests may give their
+ * point back (`givesBack`: a successful sign-in) keeps no block in memory: the process could not
+ * tell when the points given back reopen the key, so each request asks the database.
  */
-export function createRateLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRule): RateLimiter {
+export function createRateLimiter(
+  db: Pick<Database, 'pool'>,
+  rule: RateLimitRule,
+  options: { givesBack?: boolean } = {},
+): RateLimiter {
   if (rule.points <= 0) {
     return {
       consume: async () => undefined,
@@ -45,7 +51,7 @@ export function createRateLimiter(db: Pick<Database, 'pool'>, rule: RateLimitRul
       giveBack: async () => undefined,
     };
   }
-  const limiter = sharedLimiter(db, rule, rule.points + 1);
+  const limiter = sharedLimiter(db, rule, options.givesBack ? 0 : rule.points);
 
   const consume = (ctx: Context, key: string) => consumeOrRefuse(limiter, ctx, key);
   return {

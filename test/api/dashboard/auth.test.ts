@@ -576,6 +576,20 @@ describe('company dashboard sign-in: per-IP limit for an office behind one addre
     ).toEqual([]);
   });
 
+  it('lets the next clerk in after five sign in at once: only the one refused counts, in every process', async () => {
+    const company = await createCompany(app.db);
+    const office = officeAddress();
+    const clerks = [];
+    for (let n = 0; n < 6; n++) clerks.push(await createStaffMember(app.db, company.id, 'STAFF'));
+    // Five at once against a limit of 4: each counted first, so one is refused; four give their points back.
+    const burst = await Promise.all(
+      clerks.slice(0, 5).map((clerk) => signIn(office, clerk.email, STAFF_PASSWORD)),
+    );
+    expect(burst.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 429]);
+    const late = await signIn(office, clerks[5]!.email, STAFF_PASSWORD);
+    expect([late.status, late.body.errorCode]).toEqual([200, undefined]);
+  });
+
   it('still answers at most 4 wrong passwords sent together from one address, while its clerks sign in', async () => {
     const company = await createCompany(app.db);
     const office = officeAddress();
