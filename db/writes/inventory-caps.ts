@@ -139,7 +139,7 @@ export async function requireUnpaidWithinCap(
   caps: AccountCaps,
   adding: number,
 ): Promise<void> {
-  if (caps.unpaidBookings <= 0) return;
+  if (caps.unpaidBookings <= 0 || adding <= 0) return;
   const { rows } = await q.query<{ unpaid: number }>(
     `select count(*)::int as unpaid from bookings k join trips t on t.id = k.trip_id
      where k.owner_user_id = $1 and k.payment_status = 'UNPAID' and ${amountDueSql('k')}

@@ -6,6 +6,7 @@ import type { Queryable } from '../seat-locks.js';
 import {
   applyVoucher,
   lineOf,
+  linesToPay,
   shareLockTrips,
   signerOf,
   writeLine,
@@ -82,13 +83,14 @@ export async function createBooking(
     const lock = await lockSeatLock(client, caller.userId, input.seatLockSessionId);
     const retried = await retriedBooking(client, lock, input);
     if (retried) return { booking: retried, created: false };
-    if (caller.caps) await requireUnpaidWithinCap(client, caller.userId, caller.caps, 1);
     requireUsable(lock);
     const current = lock.seats.map((seat) => seat.seat_number);
     const mismatch = lockMismatch(lock.seats[0]!.trip_id, [current, lock.answeredLabels], input);
     if (mismatch) throw lockRefusal(lock.id, { code: 'SEAT_LOCK_MISMATCH', message: mismatch });
     const line = await lineOf(client, caller, lock);
     const redemptionId = await applyVoucher(client, caller, input.rewardCode, [line]);
+    // Judged once the voucher is applied: a booking it makes free never counts (linesToPay).
+    if (caller.caps) await requireUnpaidWithinCap(client, caller.userId, caller.caps, linesToPay([line]));
     const signer = await signerOf(client, signing);
     await writeLine(client, caller, line, input, { orderId: null, redemptionId, signer });
     return { booking: (await bookingRecords(client, [line.bookingId]))[0]!, created: true };

@@ -46,6 +46,9 @@ export interface Line {
   bookingId: string;
 }
 
+/** How many of the lines leave something to pay once their voucher is applied (the unpaid cap counts those). */
+export const linesToPay = (lines: Line[]) => lines.filter((line) => line.subtotal - line.discount > 0).length;
+
 /**
  * Takes the booking's trips FOR SHARE, in id order, before its seat locks: a dispatch CANCEL holds
  * its trip FOR NO KEY UPDATE from before it gathers the trip's bookings and releases its seat locks

@@ -9,6 +9,7 @@ import type { BookableTrip } from '../seat-locks.js';
 import {
   applyVoucher,
   lineOf,
+  linesToPay,
   shareLockTrips,
   tripsOfSeatLocks,
   signerOf,
@@ -106,12 +107,12 @@ export async function createRoundTrip(
       const existing = await existingRoundTrip(client, input);
       if (existing) return existing;
     }
-    if (caller.caps) await requireUnpaidWithinCap(client, caller.userId, caller.caps, 2);
     const outbound = await lineOf(client, caller, outboundLock);
     const inbound = await lineOf(client, caller, returnLock);
     requireRoundTrip(outbound, inbound);
     const lines = [outbound, inbound];
     const redemptionId = await applyVoucher(client, caller, input.rewardCode, lines);
+    if (caller.caps) await requireUnpaidWithinCap(client, caller.userId, caller.caps, linesToPay(lines));
     const orderId = await insertOrder(client, caller, lines);
     const signer = await signerOf(client, signing);
     for (const line of lines) await writeLine(client, caller, line, input, { orderId, redemptionId, signer });

@@ -294,6 +294,39 @@ describe('inventory caps per account', () => {
     expect(await bookingsOf(app, traveller)).toBe(6);
   });
 
+  it('takes a booking a free-trip voucher makes free at the cap: it never counts, so it adds none', async () => {
+    const trip = await bookableTrip(app.db, { price: 10_000 });
+    const traveller = await mobileTraveller(app);
+    await loyaltyProgram(app.db, trip.companyId);
+    const reward = await giveReward(app.db, trip.companyId, {
+      type: 'free_trip',
+      freeSeats: 1,
+      pointsCost: 100,
+    });
+    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 300 });
+    const [a, b, c, free, paid] = trip.seatNumbers;
+    for (const seat of [a!, b!, c!])
+      await createBooking(app, traveller, { tripId: trip.tripId, seatNumbers: [seat] });
+    const code = await redeemVoucher(app, traveller, trip.companyId, reward.code);
+    const book = async (seat: string, rewardCode?: string) =>
+      postBooking(
+        app,
+        traveller,
+        bookingBody({
+          tripId: trip.tripId,
+          seatNumbers: [seat],
+          seatLockSessionId: await lockSeats(app, traveller, trip.tripId, [seat]),
+          rewardCode,
+        }),
+      );
+    const made = await book(free!, code);
+    expect([made.status, made.body.data?.booking.total_price], made.text).toEqual([201, 0]);
+    // One with something to pay is still refused at the cap, and writes nothing.
+    const refused = await book(paid!);
+    expect([refused.status, refused.body.errorCode]).toEqual([409, 'UNPAID_BOOKING_LIMIT_REACHED']);
+    expect(await bookingsOf(app, traveller)).toBe(4);
+  });
+
   it('counts both bookings of a round trip against the unpaid cap', async () => {
     const traveller = await mobileTraveller(app);
     const { outbound, inbound } = await roundTripPair(app);
