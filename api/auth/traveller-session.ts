@@ -5,6 +5,7 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
 import {
   activeSessionOwner,
+  refreshTokenSessionLive,
   sessionOfRefreshToken as sessionOfTokenHash,
   travellerAppMetadata,
 } from '../../db/queries/traveller-sessions.js';
@@ -215,6 +216,14 @@ export async function rotateRefreshToken(deps: SessionDeps, presented: string): 
 /** The session a refresh token (used or not) belongs to, or null for an unknown token. */
 export function sessionOfRefreshToken(db: Database, presented: string): Promise<string | null> {
   return sessionOfTokenHash(db, hashSecret(presented));
+}
+
+/**
+ * Whether a refresh token (used or not) names a live session: unexpired, not revoked, its traveller
+ * active. Only for telling a session whose access token lapsed from none (GET /me); never a sign-in.
+ */
+export function refreshTokenNamesLiveSession(db: Database, presented: string): Promise<boolean> {
+  return refreshTokenSessionLive(db, hashSecret(presented));
 }
 
 export function revokeTravellerSession(db: Database, sessionId: string, reason = 'LOGOUT'): Promise<void> {

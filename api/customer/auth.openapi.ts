@@ -204,8 +204,12 @@ export const docsFor = (config: Config) =>
     getCurrentCustomer: {
       summary: 'The signed-in traveller',
       description:
-        'With no credential at all: 200 with data null. An invalid or expired access token, an ended session, or a malformed ' +
-        'Authorization header: 401 INVALID_CREDENTIAL (never a silent null).',
+        'data null (200) only with no session at all: no Authorization header, no bb_access cookie and no bb_refresh ' +
+        'cookie. An invalid or expired access token, an ended session, or a malformed Authorization header: 401 ' +
+        'INVALID_CREDENTIAL (never a silent null). A bb_refresh cookie without an access credential (bb_access expires ' +
+        'with its 15-minute token, bb_refresh lasts the session): 401 INVALID_CREDENTIAL with the cookies kept while ' +
+        'its session is live (POST /auth/customer/refresh, then ask again), or with the cookies cleared when it names ' +
+        'no live session (ended, expired, unknown).',
       responses: answers(200, 'The traveller, or null', Me, [401]),
     },
     logout: {

@@ -9,6 +9,7 @@ import {
   clearSessionCookies,
   type IssuedSession,
   REFRESH_COOKIE,
+  refreshTokenNamesLiveSession,
   rotateRefreshToken,
   setSessionCookies,
 } from '../auth/traveller-session.js';
@@ -125,6 +126,23 @@ function registerRefreshRoute({ surface, context, docs }: AuthRoutes): void {
   });
 }
 
+/**
+ * A web request to /me with no access credential but a refresh cookie (bb_refresh lives the session's
+ * 30 days on /api/auth/customer, bb_access only its token's 15 minutes) is not "no session at all":
+ * a live session whose access token lapsed is 401 with the cookies kept, so the page refreshes; a
+ * refresh cookie naming no live session is an invalid session, 401 with the cookies cleared as the
+ * refresh route clears them.
+ */
+async function refuseLapsedSession(ctx: Context, context: AppContext): Promise<void> {
+  const presented = ctx.cookies.get(REFRESH_COOKIE);
+  if (!presented) return;
+  if (await refreshTokenNamesLiveSession(context.db, presented)) {
+    throw new Refusal(401, 'INVALID_CREDENTIAL', 'The access token expired: refresh the session');
+  }
+  clearSessionCookies(ctx, context.config);
+  throw new Refusal(401, 'INVALID_CREDENTIAL', 'The session is invalid or expired: sign in again');
+}
+
 function registerMeRoute({ surface, context, docs }: AuthRoutes): void {
   const { db } = context;
   surface.route({
@@ -135,6 +153,7 @@ function registerMeRoute({ surface, context, docs }: AuthRoutes): void {
     handler: async (ctx) => {
       const traveller = ctx.state.traveller;
       if (!traveller) {
+        await refuseLapsedSession(ctx, context);
         ok(ctx, null);
         return;
       }

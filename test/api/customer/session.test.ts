@@ -194,6 +194,61 @@ describe('customer session', () => {
       expect(response.status).toBe(401);
       expect(response.body.errorCode).toBe('INVALID_CREDENTIAL');
     });
+
+    it('answers 401 INVALID_CREDENTIAL, never data null, once the access cookie expired while the session lives; keeps the cookies so a refresh signs the traveller back in', async () => {
+      const session = await webSession();
+      // What the browser sends to /me once bb_access reached its Max-Age (15 minutes).
+      const onlyRefresh = `bb_refresh=${session.refresh}; bb_csrf=${session.csrf}`;
+      const response = await me({ Cookie: onlyRefresh });
+      expect(response.status, response.text).toBe(401);
+      expect(response.body.errorCode).toBe('INVALID_CREDENTIAL');
+      expect(response.headers.getSetCookie()).toEqual([]);
+      // Asking changes nothing: the session lives and its refresh token is still unused.
+      expect(await revokedReason(session.access)).toBeNull();
+      const refreshed = await post('refresh', { headers: { Cookie: onlyRefresh } });
+      expect(refreshed.status, refreshed.text).toBe(200);
+      const renewed = cookiesOf(refreshed.headers);
+      const back = await me({ Cookie: `bb_access=${renewed.bb_access!.value}; bb_csrf=${session.csrf}` });
+      expect(back.body.data.id).toBe(session.user.id);
+    });
+
+    it.each([
+      ['ended (signed out)', 'LOGOUT'],
+      ['expired', null],
+    ])(
+      'answers 401 INVALID_CREDENTIAL and clears the cookies for a refresh cookie whose session has %s',
+      async (_case, reason) => {
+        const session = await webSession();
+        const sid = decodeJwt(session.access).sid;
+        await app.db.query(
+          reason
+            ? `update traveller_sessions set revoked_at = now(), revoked_reason = '${reason}' where id = $1`
+            : `update traveller_sessions set expires_at = now() - interval '1 second' where id = $1`,
+          [sid],
+        );
+        const response = await me({ Cookie: `bb_refresh=${session.refresh}; bb_csrf=${session.csrf}` });
+        expect(response.status, response.text).toBe(401);
+        expect(response.body.errorCode).toBe('INVALID_CREDENTIAL');
+        const cleared = cookiesOf(response.headers);
+        expect(Object.keys(cleared).sort()).toEqual(['bb_access', 'bb_csrf', 'bb_refresh']);
+        for (const cookie of Object.values(cleared)) expect(cookie.value).toBe('');
+        expect(await revokedReason(session.access)).toBe(reason);
+      },
+    );
+
+    it('answers 401 INVALID_CREDENTIAL and clears the cookies for a refresh cookie it never issued', async () => {
+      const response = await me({ Cookie: 'bb_refresh=not-a-token-we-issued' });
+      expect(response.status).toBe(401);
+      expect(response.body.errorCode).toBe('INVALID_CREDENTIAL');
+      expect(Object.keys(cookiesOf(response.headers)).sort()).toEqual(['bb_access', 'bb_csrf', 'bb_refresh']);
+    });
+
+    it('answers a bearer (mobile) client as before: no cookies are read or set', async () => {
+      const { token } = (await signInWithCode({ mobile: true })).response.body.data;
+      const response = await me({ Authorization: `Bearer ${token}` });
+      expect(response.status).toBe(200);
+      expect(response.headers.getSetCookie()).toEqual([]);
+    });
   });
 
   describe('refresh', () => {
