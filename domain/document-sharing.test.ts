@@ -15,7 +15,12 @@ import {
 
 const COMPANY = 'company-1';
 const OTHER_COMPANY = 'company-2';
-const traveller: ShareIssuer = { kind: 'TRAVELLER', userId: 'user-1' };
+const traveller: ShareIssuer = { kind: 'TRAVELLER', userId: 'user-1', passengerId: 'passenger-1' };
+const otherTraveller = (userId: string): ShareIssuer => ({
+  kind: 'TRAVELLER',
+  userId,
+  passengerId: `passenger-of-${userId}`,
+});
 const staff = (role: string, companyId = COMPANY): ShareIssuer => ({
   kind: 'STAFF',
   staffUserId: `staff-${role}`,
@@ -32,12 +37,23 @@ const driver: ShareIssuer = {
   sessionId: 'session-driver',
   membershipId: 'membership-driver',
 };
-const booking = { companyId: COMPANY, ownerUserId: 'user-1', driverId: 'driver-1' };
+const booking = {
+  companyId: COMPANY,
+  ownerUserId: 'user-1',
+  passengerId: 'passenger-1',
+  driverId: 'driver-1',
+};
 
 describe('who reaches a booking to share its documents', () => {
   it('its traveller owner, not another traveller', () => {
     expect(reaches(traveller, booking)).toBe(true);
-    expect(reaches({ kind: 'TRAVELLER', userId: 'user-2' }, booking)).toBe(false);
+    expect(reaches(otherTraveller('user-2'), booking)).toBe(false);
+  });
+
+  it('an imported booking (no owner) reaches the traveller whose canonical passenger it was made for', () => {
+    const imported = { ...booking, ownerUserId: null };
+    expect(reaches(traveller, imported)).toBe(true);
+    expect(reaches(otherTraveller('user-2'), imported)).toBe(false);
   });
 
   it("every company user of the booking's company, none of another company", () => {
@@ -78,18 +94,26 @@ describe('who may revoke a share', () => {
     issuerId: 'user-3',
     companyId: COMPANY,
     bookingOwnerUserId: 'user-1',
+    bookingPassengerId: 'passenger-1',
   };
   const byDispatcher: RevocableGrantFacts = {
     issuerKind: 'STAFF',
     issuerId: 'staff-DISPATCHER',
     companyId: COMPANY,
     bookingOwnerUserId: 'user-9',
+    bookingPassengerId: 'passenger-9',
   };
 
   it('its traveller issuer, or the traveller who owns the booking', () => {
-    expect(mayRevoke({ kind: 'TRAVELLER', userId: 'user-3' }, bySomeTraveller)).toBe(true);
+    expect(mayRevoke(otherTraveller('user-3'), bySomeTraveller)).toBe(true);
     expect(mayRevoke(traveller, bySomeTraveller)).toBe(true);
-    expect(mayRevoke({ kind: 'TRAVELLER', userId: 'user-4' }, bySomeTraveller)).toBe(false);
+    expect(mayRevoke(otherTraveller('user-4'), bySomeTraveller)).toBe(false);
+  });
+
+  it('the traveller whose canonical passenger an imported booking (no owner) was made for', () => {
+    const ofImported = { ...byDispatcher, bookingOwnerUserId: null, bookingPassengerId: 'passenger-1' };
+    expect(mayRevoke(traveller, ofImported)).toBe(true);
+    expect(mayRevoke(otherTraveller('user-4'), ofImported)).toBe(false);
   });
 
   it('its company user issuer, whatever the role', () => {
@@ -104,7 +128,7 @@ describe('who may revoke a share', () => {
   });
 
   it('a traveller id that equals a staff issuer id gives a traveller nothing', () => {
-    expect(mayRevoke({ kind: 'TRAVELLER', userId: 'staff-DISPATCHER' }, byDispatcher)).toBe(false);
+    expect(mayRevoke(otherTraveller('staff-DISPATCHER'), byDispatcher)).toBe(false);
   });
 
   it('a driver only its own shares', () => {

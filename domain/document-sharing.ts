@@ -1,4 +1,5 @@
 import type { ActingMember } from './company-actor.js';
+import { ownsBooking, type BookingOwnership, type BookingTraveller } from './booking-ownership.js';
 import { Refusal } from './refusal.js';
 
 /**
@@ -126,7 +127,7 @@ export function unacceptable(grant: { status: GrantStatus; linkOpen: boolean } |
  * traveller, or a company user (STAFF with the membership role; DRIVER for a DRIVER membership).
  */
 export type ShareIssuer =
-  | { kind: 'TRAVELLER'; userId: string }
+  | ({ kind: 'TRAVELLER' } & BookingTraveller)
   | {
       kind: 'STAFF' | 'DRIVER';
       staffUserId: string;
@@ -138,19 +139,19 @@ export type ShareIssuer =
     };
 
 /** The facts of a booking that decide who may share its documents. */
-export interface SharedBookingFacts {
+export interface SharedBookingFacts extends BookingOwnership {
   companyId: string;
-  ownerUserId: string | null;
   /** The staff user driving the booking's trip, if one is assigned. */
   driverId: string | null;
 }
 
 /**
  * Whether the issuer reaches the booking at all (otherwise it is answered as if it did not exist):
- * its traveller owner, any company user of its company, or the driver assigned to its trip.
+ * its traveller (ownsBooking: owned, or made for their canonical passenger), any company user of
+ * its company, or the driver assigned to its trip.
  */
 export function reaches(issuer: ShareIssuer, booking: SharedBookingFacts): boolean {
-  if (issuer.kind === 'TRAVELLER') return booking.ownerUserId === issuer.userId;
+  if (issuer.kind === 'TRAVELLER') return ownsBooking(issuer, booking);
   if (issuer.companyId !== booking.companyId) return false;
   return issuer.kind === 'STAFF' || booking.driverId === issuer.staffUserId;
 }
@@ -195,14 +196,15 @@ export interface RevocableGrantFacts {
   issuerId: string;
   companyId: string;
   bookingOwnerUserId: string | null;
+  bookingPassengerId: string | null;
 }
 
-/** The issuer, the booking's owner, or an OWNER or ADMIN of the booking's company. */
+/** The issuer, the booking's traveller (ownsBooking), or an OWNER or ADMIN of the booking's company. */
 export function mayRevoke(issuer: ShareIssuer, grant: RevocableGrantFacts): boolean {
   if (issuer.kind === 'TRAVELLER') {
     return (
       (grant.issuerKind === 'TRAVELLER' && grant.issuerId === issuer.userId) ||
-      grant.bookingOwnerUserId === issuer.userId
+      ownsBooking(issuer, { ownerUserId: grant.bookingOwnerUserId, passengerId: grant.bookingPassengerId })
     );
   }
   const isIssuer = grant.issuerKind !== 'TRAVELLER' && grant.issuerId === issuer.staffUserId;

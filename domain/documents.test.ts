@@ -89,14 +89,23 @@ describe('invoices, cancellation confirmations and receipts', () => {
 });
 
 describe('who sees a booking document', () => {
-  const booking = { ownerUserId: 'user-1', companyId: 'company-1' };
+  const booking = { ownerUserId: 'user-1', passengerId: 'passenger-1', companyId: 'company-1' };
 
   it('its traveller, its company, or the recipient of a grant', () => {
-    expect(mayView({ kind: 'TRAVELLER', userId: 'user-1' }, booking)).toBe(true);
-    expect(mayView({ kind: 'TRAVELLER', userId: 'user-2' }, booking)).toBe(false);
+    expect(mayView({ kind: 'TRAVELLER', userId: 'user-1', passengerId: 'passenger-1' }, booking)).toBe(true);
+    expect(mayView({ kind: 'TRAVELLER', userId: 'user-2', passengerId: 'passenger-2' }, booking)).toBe(false);
     expect(mayView({ kind: 'COMPANY', companyId: 'company-1' }, booking)).toBe(true);
     expect(mayView({ kind: 'COMPANY', companyId: 'company-2' }, booking)).toBe(false);
     expect(mayView({ kind: 'GRANT' }, booking)).toBe(true);
+  });
+
+  it("an imported booking (no owner) is the traveller's whose canonical passenger it was made for", () => {
+    const imported = { ownerUserId: null, passengerId: 'passenger-1', companyId: 'company-1' };
+    expect(mayView({ kind: 'TRAVELLER', userId: 'user-1', passengerId: 'passenger-1' }, imported)).toBe(true);
+    expect(mayView({ kind: 'TRAVELLER', userId: 'user-2', passengerId: 'passenger-2' }, imported)).toBe(
+      false,
+    );
+    expect(mayView({ kind: 'TRAVELLER', userId: 'user-3', passengerId: null }, imported)).toBe(false);
   });
 });
 

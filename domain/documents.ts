@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { authorizesBoarding, canonicalJson } from './boarding-credential.js';
+import { ownsBooking, type BookingOwnership, type BookingTraveller } from './booking-ownership.js';
 import { Refusal } from './refusal.js';
 import type { ReportSnapshotData } from './reports.js';
 
@@ -137,18 +138,15 @@ export function credentialText(payload: unknown, signature: string): string {
 
 /** Who asks for a document: the route has authenticated them; the builder checks they may see the booking. */
 export type DocumentViewer =
-  /** A traveller: only their own bookings. */
-  | { kind: 'TRAVELLER'; userId: string }
+  /** A traveller: only their own bookings (ownsBooking: owned, or made for their canonical passenger). */
+  | ({ kind: 'TRAVELLER' } & BookingTraveller)
   /** A company user or driver: only bookings of that company. */
   | { kind: 'COMPANY'; companyId: string }
   /** Access already proved elsewhere (an accepted document share grant). */
   | { kind: 'GRANT' };
 
-export function mayView(
-  viewer: DocumentViewer,
-  booking: { ownerUserId: string | null; companyId: string },
-): boolean {
-  if (viewer.kind === 'TRAVELLER') return booking.ownerUserId === viewer.userId;
+export function mayView(viewer: DocumentViewer, booking: BookingOwnership & { companyId: string }): boolean {
+  if (viewer.kind === 'TRAVELLER') return ownsBooking(viewer, booking);
   if (viewer.kind === 'COMPANY') return booking.companyId === viewer.companyId;
   return true;
 }

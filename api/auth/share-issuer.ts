@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
+import { bookingTraveller } from '../../db/queries/booking-ownership.js';
 import { PUBLIC_SCOPE } from '../../domain/inventory-scope.js';
 import type { ShareIssuer } from '../../domain/document-sharing.js';
 import { requireActiveCompany } from '../dashboard/guards.js';
@@ -17,7 +18,8 @@ import { InvalidCredential, ACCESS_COOKIE, type TravellerTokens } from './travel
  * Who may issue (and revoke) document shares, resolved from the session alone: the client never
  * names an actor, a role or a company (SPEC "Document sharing"); domain/document-sharing.ts says
  * what each ShareIssuer may share and revoke.
- *   a traveller session (bearer JWT or the bb_access cookie)           → TRAVELLER
+ *   a traveller session (bearer JWT or the bb_access cookie)           → TRAVELLER (and the canonical
+ *                                                                         passenger their bookings may name)
  *   a company user session (bb_staff cookie, or its token as bearer)    → STAFF with the membership role
  *   the same with a DRIVER membership (the driver app's bearer token)   → DRIVER
  *   an administrator session (bb_admin cookie)                          → 403 SHARE_ISSUER_FORBIDDEN:
@@ -104,7 +106,7 @@ async function travellerIssuer(deps: IssuerDeps, token: string): Promise<ShareIs
     throw error;
   }
   if (!(await identityStands(deps.db, identity))) throw invalid();
-  return { kind: 'TRAVELLER', userId: identity.userId };
+  return { kind: 'TRAVELLER', ...(await bookingTraveller(deps.db, identity.userId)) };
 }
 
 /** A company user's live session; `csrfOf` is the request when its CSRF header must be checked. */

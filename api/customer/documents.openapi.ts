@@ -34,7 +34,8 @@ export const docs = taggedOperations(['Tickets and documents'], {
   getBookingDocument: {
     summary: 'Ticket or booking confirmation PDF of an own booking',
     description:
-      "The traveller's own booking only (another traveller's, or none: 404 BOOKING_NOT_FOUND); {id} is the " +
+      "The traveller's own booking only (one they made or one made for their passenger profile, as GET /bookings " +
+      "shows it; another traveller's, or none: 404 BOOKING_NOT_FOUND); {id} is the " +
       'booking id, or the id of a journey that has one booking. Issued only while the confirmation ' +
       'projection authorizes boarding (journey CONFIRMED, tickets VALID with boarding_authorized): a ' +
       'request still awaiting the company, or held, gets 409 BOOKING_NOT_CONFIRMED and no QR. An expired QR ' +
@@ -65,7 +66,8 @@ export const docs = taggedOperations(['Tickets and documents'], {
   getBookingReceipt: {
     summary: 'Payment receipt (or refund notice) PDF of an own booking',
     description:
-      "The traveller's own booking only (else 404 BOOKING_NOT_FOUND). Issued only after collection is proved: a " +
+      "The traveller's own booking only (one they made or one made for their passenger profile, as GET /bookings " +
+      'shows it; else 404 BOOKING_NOT_FOUND). Issued only after collection is proved: a ' +
       "COMPLETED payment operation of the booking's company (409 PAYMENT_NOT_COLLECTED before); when that payment was " +
       'refunded the answer is the refund notice. A record of another company than the booking, or a booking whose trip ' +
       'or route belongs to another company, is never used. The most reliable record is chosen: a verified operation ' +

@@ -103,7 +103,8 @@ export const docs = taggedOperations(TAGS, {
       "the same one with 200 instead of 201, as does asking after the trip's driver recorded taking the cash (that " +
       'line, source driver); an announced payment the driver then records becomes that line. SHAMCASH or CARD → 409 ONLINE_PAYMENTS_DEVELOPMENT_ONLY with ' +
       'available_methods ["CASH"] at the top level of the error body (and in details); any other method or field → 400 ' +
-      "VALIDATION_FAILED. The booking must be the caller's (404 BOOKING_NOT_FOUND), CONFIRMED or CHECKED_IN (409 " +
+      "VALIDATION_FAILED. The booking must be the caller's (one they made or one made for their passenger profile, " +
+      'as GET /bookings shows it; else 404 BOOKING_NOT_FOUND), CONFIRMED or CHECKED_IN (409 ' +
       "BOOKING_NOT_PAYABLE: cancelled, expired, awaiting the company's decision or refunded), unpaid (409 " +
       'BOOKING_ALREADY_PAID) and cost something: a booking of total 0 (a free-trip voucher took the fare) stays UNPAID ' +
       'with no cash to pay, 409 NOTHING_TO_COLLECT. Needs a traveller session; web calls send X-CSRF-Token. Nothing is ' +
@@ -127,7 +128,8 @@ export const docs = taggedOperations(TAGS, {
   listPayments: {
     summary: "The caller's payments",
     description:
-      "Payments of the caller's bookings, newest first: booking code, company, amount, method, source, status and when " +
+      "Payments of the caller's bookings (those GET /bookings shows: made by them or for their passenger profile), " +
+      'newest first: booking code, company, amount, method, source, status and when ' +
       'the cash was received. limit (default 20, at most 100) and offset; pagination.total counts them all. Needs a ' +
       'traveller session.',
     responses: answers(200, 'A page of payments', ListPaymentsResponse, [400, 401]),

@@ -51,7 +51,8 @@ export const docs = taggedOperations(['Documents'], {
   createDocumentShare: {
     summary: 'Share one document of a booking through a one-use link',
     description:
-      'The issuer is resolved from the session: the traveller who owns the booking (every kind); a company ' +
+      'The issuer is resolved from the session: the traveller whose booking it is (one they made or one made ' +
+      'for their passenger profile, as GET /bookings shows it; every kind); a company ' +
       'OWNER or ADMIN of the booking’s company (every kind); DISPATCHER and STAFF (BOOKING_CONFIRMATION and ' +
       'CANCELLATION_CONFIRMATION only); the driver assigned to the booking’s trip (BOOKING_CONFIRMATION and ' +
       'PAYMENT_RECEIPT only; driver app bearer token); ACCOUNTANT none; a platform administrator (SUPPORT ' +
@@ -65,7 +66,7 @@ export const docs = taggedOperations(['Documents'], {
   revokeDocumentShare: {
     summary: 'Revoke a share; its recipient session ends at once',
     description:
-      'Allowed to the issuer, the traveller who owns the booking, and an OWNER or ADMIN of the booking’s ' +
+      'Allowed to the issuer, the traveller whose booking it is (as GET /bookings shows it), and an OWNER or ADMIN of the booking’s ' +
       'company; anyone else gets 404 SHARE_NOT_FOUND; staff and drivers of a suspended company 403 ' +
       'COMPANY_SUSPENDED. Revoking again answers the same; an expired share is ' +
       '410 SHARE_EXPIRED.',

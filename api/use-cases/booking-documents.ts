@@ -1,3 +1,4 @@
+import { bookingTraveller } from '../../db/queries/booking-ownership.js';
 import {
   buildBookingDocument,
   recordAccess,
@@ -35,7 +36,10 @@ export async function renderBookingDocument(
   return { document, snapshotId, rendered: await renderedDocument(context, snapshotId) };
 }
 
-/** A traveller's own booking document, its view logged with the checksum of the bytes about to go. */
+/**
+ * A traveller's own booking document (owned, or made for their canonical passenger: ownsBooking), its
+ * view logged with the checksum of the bytes about to go.
+ */
 export async function travellerBookingDocument(
   context: RenderContext,
   input: { bookingId: string; kind: DocumentKind; locale: DocumentLocale; userId: string; requestId: string },
@@ -44,7 +48,7 @@ export async function travellerBookingDocument(
     bookingId: input.bookingId,
     kind: input.kind,
     locale: input.locale,
-    viewer: { kind: 'TRAVELLER', userId: input.userId },
+    viewer: { kind: 'TRAVELLER', ...(await bookingTraveller(context.db, input.userId)) },
   });
   await recordAccess(context.db, {
     snapshotId: rendered.snapshotId,

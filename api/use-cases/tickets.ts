@@ -1,3 +1,4 @@
+import { bookingTraveller } from '../../db/queries/booking-ownership.js';
 import { liveConfirmationShares } from '../../db/queries/document-shares.js';
 import { findOwnTicket, type OwnTicket } from '../../db/queries/tickets.js';
 import { reissueTicket, type ReissueReason } from '../../db/writes/tickets.js';
@@ -38,8 +39,10 @@ export async function endConfirmationShares(
   userId: string,
   grantIds: string[],
 ): Promise<void> {
+  if (grantIds.length === 0) return;
+  const owner = { kind: 'TRAVELLER' as const, ...(await bookingTraveller(sharing.context.db, userId)) };
   for (const grantId of grantIds) {
-    await revokeShare(sharing, { kind: 'TRAVELLER', userId }, grantId).catch((error: unknown) => {
+    await revokeShare(sharing, owner, grantId).catch((error: unknown) => {
       if (!(error instanceof Refusal) || error.code !== 'SHARE_EXPIRED') throw error;
     });
   }

@@ -1,6 +1,7 @@
 import type { FailureReason, JourneyStatus } from '../../domain/journey-confirmation.js';
 import type { Database } from '../orm.js';
 import { BOOKING_ENDING, BOOKING_ENDING_REASON } from './booking-ending.js';
+import { ownBookingSql } from './booking-ownership.js';
 import type { NamedRef } from './catalogue.js';
 import { expectedDepartureSql } from './leg-boarding.js';
 import {
@@ -120,8 +121,8 @@ export interface CustomerBooking extends CustomerBookingColumns {
   tickets: BookingTicket[];
 }
 
-/** bookings `b` the user may see: owned, or made for the user's canonical passenger. */
-export const OWN_BOOKING = `(b.owner_user_id = $1 or b.passenger_id = (select u.passenger_id from users u where u.id = $1))`;
+/** bookings `b` the user ($1) may see: owned, or made for the user's canonical passenger (ownBookingSql). */
+export const OWN_BOOKING = ownBookingSql('$1');
 
 /**
  * The pickup location is where a traveller boarding at the leg's boarding call is picked up

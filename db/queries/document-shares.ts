@@ -7,6 +7,7 @@ import type {
 } from '../../domain/document-sharing.js';
 import type { Database } from '../orm.js';
 import { camelFields } from '../row-fields.js';
+import { ownBookingSql } from './booking-ownership.js';
 import { bookingNamedBy } from './documents.js';
 
 /**
@@ -26,17 +27,18 @@ interface ShareableBookingRow {
   id: string;
   company_id: string;
   owner_user_id: string | null;
+  passenger_id: string | null;
   /** trips.driver_id: the staff user driving the booking's trip, if one is assigned. */
   driver_id: string | null;
 }
 
 const toShareableBooking = (row: ShareableBookingRow): ShareableBooking =>
-  camelFields(row, ['id', 'company_id', 'owner_user_id', 'driver_id']);
+  camelFields(row, ['id', 'company_id', 'owner_user_id', 'passenger_id', 'driver_id']);
 
 /** The booking `bookingId` names (its row's id, or its journey's: bookingNamedBy), as the document routes read it. */
 export async function shareableBooking(db: Database, bookingId: string): Promise<ShareableBooking | null> {
   const [row] = await db.query<ShareableBookingRow>(
-    `select b.id, b.company_id, b.owner_user_id, t.driver_id
+    `select b.id, b.company_id, b.owner_user_id, b.passenger_id, t.driver_id
        from bookings b join trips t on t.id = b.trip_id
       where ${bookingNamedBy('$1')}`,
     [bookingId],
@@ -59,6 +61,7 @@ export interface ShareGrant {
   linkExpiresAt: Date;
   revokedAt: Date | null;
   bookingOwnerUserId: string | null;
+  bookingPassengerId: string | null;
   company: { name_ar: string; name_en: string };
 }
 
@@ -76,6 +79,7 @@ interface ShareGrantRow {
   link_expires_at: number;
   revoked_at: number | null;
   booking_owner_user_id: string | null;
+  booking_passenger_id: string | null;
   company_name_ar: string;
   company_name_en: string;
 }
@@ -96,6 +100,7 @@ const toShareGrant = (row: ShareGrantRow): ShareGrant => ({
   linkExpiresAt: new Date(row.link_expires_at),
   revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
   bookingOwnerUserId: row.booking_owner_user_id,
+  bookingPassengerId: row.booking_passenger_id,
   company: { name_ar: row.company_name_ar, name_en: row.company_name_en },
 });
 
@@ -104,7 +109,7 @@ export async function findShareGrant(db: Database, grantId: string): Promise<Sha
     `select g.id, g.booking_id, g.company_id, g.document_kind, g.presentation, g.issuer_kind, g.issuer_id,
             g.secret_hash, g.status, g.link_expires_at > now() as link_open,
             ${epochMs('g.link_expires_at')} as link_expires_at, ${epochMs('g.revoked_at')} as revoked_at,
-            b.owner_user_id as booking_owner_user_id, c.name_ar as company_name_ar, c.name_en as company_name_en
+            b.owner_user_id as booking_owner_user_id, b.passenger_id as booking_passenger_id, c.name_ar as company_name_ar, c.name_en as company_name_en
        from document_share_grants g
        join bookings b on b.id = g.booking_id
        join companies c on c.id = g.company_id
@@ -179,7 +184,7 @@ export async function confirmationSharesBeforeMove(
     `select g.id from bookings b
        join journey_legs l on l.journey_id = b.journey_id and l.trip_id = b.trip_id
        join document_share_grants g on g.booking_id = b.id
-      where b.id = $1 and b.owner_user_id = $2 and ${LIVE_CONFIRMATION_GRANTS}
+      where b.id = $1 and ${ownBookingSql('$2')} and ${LIVE_CONFIRMATION_GRANTS}
         and g.created_at < (select max(r.revoked_at) from journey_tickets k
                               join credential_revocations r on r.ticket_id = k.id and r.reason = 'REISSUED'
                              where k.journey_id = l.journey_id and k.leg_sequence = l.sequence)

@@ -46,6 +46,7 @@ interface BookingFactsRow extends StretchColumns {
   currency: string;
   company_id: string;
   owner_user_id: string | null;
+  passenger_id: string | null;
   journey_id: string | null;
   trip_id: string;
   journey_status: string | null;
@@ -72,6 +73,8 @@ export interface BookingFacts {
   status: string;
   companyId: string;
   ownerUserId: string | null;
+  /** The canonical passenger it was made for (an imported booking's only traveller key). */
+  passengerId: string | null;
   journeyId: string | null;
   tripId: string;
   journeyStatus: string | null;
@@ -101,6 +104,7 @@ function toBookingFacts(row: BookingFactsRow): BookingFacts {
       'status',
       'company_id',
       'owner_user_id',
+      'passenger_id',
       'journey_id',
       'trip_id',
       'journey_status',
@@ -161,7 +165,7 @@ export async function readBookingFacts(db: Database, id: string): Promise<Bookin
   const [row] = await db.query<BookingFactsRow>(
     `select b.id, b.booking_code, b.status, b.payment_status, b.created_at, b.updated_at, b.seats_count, b.seat_numbers,
             b.passenger_name, b.subtotal, b.discount, b.total_price, b.currency, b.company_id, b.owner_user_id,
-            b.journey_id, b.trip_id, j.status as journey_status, j.confirmed_at,
+            b.passenger_id, b.journey_id, b.trip_id, j.status as journey_status, j.confirmed_at,
             coalesce(ended.revoked_at, j.closed_at) as cancelled_at,
             ${BOOKING_ENDING_REASON} as cancellation_reason,
             c.name_ar as company_name_ar, c.name_en as company_name_en, c.phone as company_phone,

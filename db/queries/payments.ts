@@ -1,5 +1,6 @@
 import type { PaymentMethod, PaymentSource, PaymentStatus } from '../../domain/payment.js';
 import type { Database } from '../orm.js';
+import { ownBookingSql } from './booking-ownership.js';
 
 /** A payment_operations row (amount cast to a JS number in SQL; instants as timestamptz text). */
 export interface PaymentOperation {
@@ -27,9 +28,9 @@ export const OPERATION_COLUMNS = `id, booking_id, company_id, user_id, method, s
   collected_at, created_at`;
 
 /**
- * The traveller's view of the payment ledger: the operations of the bookings they own, newest
- * first, with the booking's code and the company's names. Instants arrive as PostgreSQL
- * timestamptz text.
+ * The traveller's view of the payment ledger: the operations of their own bookings (ownBookingSql:
+ * owned, or made for their canonical passenger, as GET /bookings lists them), newest first, with
+ * the booking's code and the company's names. Instants arrive as PostgreSQL timestamptz text.
  */
 export interface TravellerPaymentRow extends Omit<PaymentOperation, 'user_id'> {
   booking_code: string;
@@ -50,14 +51,14 @@ export async function listTravellerPayments(
          from payment_operations p
          join bookings b on b.id = p.booking_id
          join companies c on c.id = p.company_id
-        where b.owner_user_id = $1
+        where ${ownBookingSql('$1')}
         order by p.created_at desc, p.id desc
         limit $2 offset $3`,
       [userId, page.limit, page.offset],
     ),
     db.query<{ total: number }>(
       `select count(*)::int as total from payment_operations p join bookings b on b.id = p.booking_id
-        where b.owner_user_id = $1`,
+        where ${ownBookingSql('$1')}`,
       [userId],
     ),
   ]);

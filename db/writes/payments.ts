@@ -8,6 +8,7 @@ import {
 import { Refusal } from '../../domain/refusal.js';
 import type { Database } from '../orm.js';
 import { withDeadlockRetry } from '../pg-errors.js';
+import { ownBookingSql } from '../queries/booking-ownership.js';
 import { OPERATION_COLUMNS, type PaymentOperation } from '../queries/payments.js';
 
 /**
@@ -37,14 +38,22 @@ interface LockedBooking {
   payment_status: 'UNPAID' | 'PAID' | 'REFUNDED';
   amount_due: number;
   currency: string;
+  /** The booking is the traveller's that lockBooking was given (ownBookingSql); null without one. */
+  owned: boolean | null;
 }
 
-async function lockBooking(client: Queryable, bookingId: string): Promise<LockedBooking | undefined> {
+/** The booking locked FOR UPDATE, and whether it is `travellerId`'s own (when one is given). */
+async function lockBooking(
+  client: Queryable,
+  bookingId: string,
+  travellerId: string | null = null,
+): Promise<LockedBooking | undefined> {
   // total_price is the final price of the booking (any voucher discount already taken off).
   const { rows } = await client.query<LockedBooking>(
-    `select id, company_id, owner_user_id, status, payment_status, total_price::float8 as amount_due, currency
-       from bookings where id = $1 for update`,
-    [bookingId],
+    `select b.id, b.company_id, b.owner_user_id, b.status, b.payment_status, b.total_price::float8 as amount_due,
+            b.currency, ${ownBookingSql('$2')} as owned
+       from bookings b where b.id = $1 for update`,
+    [bookingId, travellerId],
   );
   return rows[0];
 }
@@ -78,9 +87,10 @@ export interface OpenedCashPayment {
 }
 
 /**
- * A traveller announces they will pay a booking of theirs in cash (at the company office or to
- * the driver before boarding): one PENDING 'transaction' operation for the booking's amount (a
- * booking that costs nothing is refused NOTHING_TO_COLLECT).
+ * A traveller announces they will pay a booking of theirs (ownBookingSql: owned, or made for their
+ * canonical passenger; anyone else's is 404) in cash (at the company office or to the driver before
+ * boarding): one PENDING 'transaction' operation for the booking's amount (a booking that costs
+ * nothing is refused NOTHING_TO_COLLECT).
  * Asking again returns the same pending operation, as does asking after the trip's driver recorded
  * taking the cash (its PENDING `driver` line, db/writes/driver-collections.ts); the booking lock
  * makes concurrent asks queue, and the partial unique index payment_operations_one_open_transaction
@@ -94,8 +104,8 @@ export async function openCashPayment(
 ): Promise<OpenedCashPayment> {
   return withDeadlockRetry(() =>
     db.transaction(async (client) => {
-      const booking = await lockBooking(client, input.bookingId);
-      if (!booking || booking.owner_user_id !== input.userId) {
+      const booking = await lockBooking(client, input.bookingId, input.userId);
+      if (!booking?.owned) {
         throw new PaymentRefusal(404, 'BOOKING_NOT_FOUND', 'No such booking');
       }
       refuseUnpayable(booking, 'open');

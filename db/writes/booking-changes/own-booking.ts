@@ -9,6 +9,7 @@ import type { InventoryScope } from '../../../domain/inventory-scope.js';
 import type { Refusal } from '../../../domain/refusal.js';
 import type { TripStatus } from '../../../domain/trip-dispatch.js';
 import { PG_LOCK_NOT_AVAILABLE, pgCode } from '../../pg-errors.js';
+import { ownBookingSql } from '../../queries/booking-ownership.js';
 import { expectedDepartureSql } from '../../queries/leg-boarding.js';
 
 /**
@@ -53,7 +54,7 @@ export interface LockedBooking {
   journey_bookings: number;
   journey_legs: number;
   order_journeys: number;
-  /** The caller owns the booking or is its canonical passenger. */
+  /** The caller owns the booking or is its canonical passenger (ownBookingSql). */
   owned: boolean;
 }
 
@@ -97,7 +98,7 @@ async function ownBookingOf(
     `select b.journey_id, j.order_id,
             ${aggregate ? AGGREGATE_TRIPS : `array[b.trip_id]`} as trip_ids
      from bookings b left join journeys j on j.id = b.journey_id
-     where b.id = $1 and (b.owner_user_id = $2 or b.passenger_id = (select passenger_id from users where id = $2))`,
+     where b.id = $1 and ${ownBookingSql('$2')}`,
     [bookingId, userId],
   );
   if (!found[0]) throw bookingNotFound();
@@ -120,7 +121,7 @@ function lockBookings(client: PoolClient, where: string, params: [string, string
             (select count(*)::int from bookings o where o.journey_id = b.journey_id) as journey_bookings,
             (select count(*)::int from journey_legs o where o.journey_id = b.journey_id) as journey_legs,
             (select count(*)::int from journeys o where o.order_id = j.order_id) as order_journeys,
-            (b.owner_user_id = $2 or b.passenger_id = (select passenger_id from users where id = $2)) as owned
+            ${ownBookingSql('$2')} as owned
      from bookings b
      join trips t on t.id = b.trip_id
      join routes r on r.id = t.route_id

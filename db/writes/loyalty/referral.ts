@@ -1,5 +1,6 @@
 import type { Database } from '../../orm.js';
 import { PG_UNIQUE_VIOLATION, pgCode, pgConstraint } from '../../pg-errors.js';
+import { ownBookingSql } from '../../queries/booking-ownership.js';
 import { lockActiveTraveller } from '../inventory-caps.js';
 import { ensureAccount, lockAccount, openAccount, type Queryable } from './account.js';
 import { LoyaltyRefusal } from './refusal.js';
@@ -105,11 +106,12 @@ async function lockReferrer(
 }
 
 /**
- * Has travelled with the company: boarded one of its trips, or earned points there. A check-in is
- * the boarding, whatever the trip's status since: the booking is CHECKED_IN from the check-in until
- * COMPLETE makes it COMPLETED (it follows its tickets: CHECKED_IN when one of them is USED), so a
- * traveller aboard a bus that has not arrived, or whose company has not pressed COMPLETE yet, is not
- * new: a referral now would be rewarded at COMPLETE for a trip taken before it. Not travelled: a
+ * Has travelled with the company: boarded one of its trips on a booking of theirs (ownBookingSql:
+ * owned, or made for their canonical passenger, as an imported booking is), or earned points there.
+ * A check-in is the boarding, whatever the trip's status since: the booking is CHECKED_IN from the
+ * check-in until COMPLETE makes it COMPLETED (it follows its tickets: CHECKED_IN when one of them is
+ * USED), so a traveller aboard a bus that has not arrived, or whose company has not pressed COMPLETE
+ * yet, is not new: a referral now would be rewarded at COMPLETE for a trip taken before it. Not travelled: a
  * NO_SHOW, a check-in undone by RESTORE (CONFIRMED again) and a booking a trip cancel ended (the
  * bus had not left: CANCELLED, its check-in undone). A refund does not undo a boarding.
  */
@@ -121,7 +123,7 @@ async function hasTravelled(
 ): Promise<boolean> {
   const { rows } = await client.query(
     `select 1 from bookings b
-      where b.company_id = $1 and b.owner_user_id = $2 and b.status in ('CHECKED_IN', 'COMPLETED')
+      where b.company_id = $1 and ${ownBookingSql('$2')} and b.status in ('CHECKED_IN', 'COMPLETED')
      union all
      select 1 from loyalty_transactions where account_id = $3 and kind = 'EARN'
      limit 1`,

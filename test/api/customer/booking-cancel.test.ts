@@ -9,6 +9,7 @@ import {
 import { bookRoundTrip, bookableTrip, createBooking } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { createJourneyRows, staffSession } from '../../support/journey-rows.js';
+import { legacyPassengerBooking } from '../../support/legacy-bookings.js';
 import {
   bookJourney,
   connection,
@@ -469,6 +470,23 @@ describe('POST /bookings/{id}/cancel', () => {
   it("answers 404 BOOKING_NOT_FOUND for another traveller's booking", async () => {
     const { booking } = await booked(app, await mobileTraveller(app));
     await expectRefused(await mobileTraveller(app), booking.id, 404, 'BOOKING_NOT_FOUND');
+  });
+
+  it('an imported booking of the caller’s passenger profile is theirs: refused as one the company handles (409), 404 to anyone else', async () => {
+    const caller = await mobileTraveller(app);
+    const [user] = await app.db.query<{ passenger_id: string }>(
+      'select passenger_id from users where id = $1',
+      [caller.userId],
+    );
+    const trip = await bookableTrip(app.db);
+    const bookingId = await legacyPassengerBooking(app.db, {
+      trip: { id: trip.tripId, companyId: trip.companyId },
+      passengerId: user!.passenger_id,
+    });
+    expect((await app.request(`/api/bookings/${bookingId}`, { headers: caller.headers })).status).toBe(200);
+
+    await expectRefused(await mobileTraveller(app), bookingId, 404, 'BOOKING_NOT_FOUND');
+    await expectRefused(caller, bookingId, 409, 'BOOKING_NOT_CANCELLABLE');
   });
 
   it('refuses a cookie session without X-CSRF-Token with 403 and changes nothing', async () => {

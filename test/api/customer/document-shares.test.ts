@@ -21,6 +21,7 @@ import {
   sharedDocument,
   type ShareFixture,
 } from '../../support/document-shares.js';
+import { legacyPassengerBooking } from '../../support/legacy-bookings.js';
 import { pdfPageCount, pdfText } from '../../support/pdf.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -105,6 +106,51 @@ describe('document shares: one-use link, recipient session, document', () => {
     );
     expect(created.response.status).toBe(404);
     expect(created.response.body.errorCode).toBe('BOOKING_NOT_FOUND');
+  });
+
+  it('an imported booking made for the traveller’s passenger profile is theirs to share and to revoke shares of', async () => {
+    const legacyId = await legacyPassengerBooking(app.db, {
+      trip: fixture.trip,
+      passengerId: fixture.owner.passengerId,
+    });
+    const grantsOf = () =>
+      app.db.query(`select id from document_share_grants where booking_id = $1`, [legacyId]);
+    const stranger = { Authorization: `Bearer ${(await app.signIn()).token}` };
+    const refused = await createShare(app, stranger, {
+      bookingId: legacyId,
+      documentKind: 'INVOICE',
+      presentation: 'DOWNLOAD',
+    });
+    expect([refused.response.status, refused.response.body.errorCode]).toEqual([404, 'BOOKING_NOT_FOUND']);
+    expect(await grantsOf()).toEqual([]);
+
+    const created = await createShare(app, ownerHeaders(), {
+      bookingId: legacyId,
+      documentKind: 'INVOICE',
+      presentation: 'DOWNLOAD',
+    });
+    expect([created.response.status, created.response.body.errorCode], created.response.text).toEqual([
+      201,
+      undefined,
+    ]);
+    expect(await grantRow(app, created.grantId)).toMatchObject({
+      booking_id: legacyId,
+      issuer_kind: 'TRAVELLER',
+    });
+
+    // The company's share of it: the traveller whose booking it is may revoke it, a stranger may not.
+    const manager = await staffSession(app.db, app.config, fixture.companyId, 'OWNER');
+    const companyShare = await createShare(app, manager.writeHeaders, {
+      bookingId: legacyId,
+      documentKind: 'INVOICE',
+      presentation: 'VIEW',
+    });
+    expect(companyShare.response.status, companyShare.response.text).toBe(201);
+    const notTheirs = await revokeShare(app, companyShare.grantId, stranger);
+    expect([notTheirs.status, notTheirs.body.errorCode]).toEqual([404, 'SHARE_NOT_FOUND']);
+    expect((await grantRow(app, companyShare.grantId))!.status).toBe('CREATED');
+    const revoked = await revokeShare(app, companyShare.grantId, ownerHeaders());
+    expect([revoked.status, revoked.body.data?.status], revoked.text).toEqual([200, 'REVOKED']);
   });
 
   it('takes the journey id as the document routes do; the grant names the booking row', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../../support/harness.js';
 import type { Caller } from '../../support/journeys.js';
+import { legacyPassengerBooking } from '../../support/legacy-bookings.js';
 import { loyaltyProgram } from '../../support/loyalty.js';
 import {
   advance,
@@ -122,6 +123,25 @@ describe('a referral entered after boarding a bus of the company', () => {
 
     const afterCancel = await refer(stranded.caller, other.world.companyId, other.code);
     expect(afterCancel.status, afterCancel.text).toBe(201);
+  });
+
+  it('refuses a traveller who travelled with the company on an imported booking of their passenger profile, writing nothing', async () => {
+    const { world, code } = await worldWithReferrer();
+    const traveller = await app.signIn();
+    await legacyPassengerBooking(app.db, {
+      trip: { id: world.trip.tripId, companyId: world.companyId },
+      passengerId: traveller.passengerId,
+      status: 'COMPLETED',
+    });
+    const caller: Caller = {
+      userId: traveller.userId,
+      headers: { Authorization: `Bearer ${traveller.token}` },
+      channel: 'CUSTOMER_MOBILE',
+    };
+
+    const answer = await refer(caller, world.companyId, code);
+    expect(refusal(answer), answer.text).toEqual([409, 'LOYALTY_REFERRAL_NOT_NEW']);
+    expect(await referralsOf(world.companyId)).toEqual([]);
   });
 
   it('refuses the code of a traveller whose account is disabled as an unknown code (404), writing nothing', async () => {

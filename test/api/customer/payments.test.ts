@@ -16,6 +16,7 @@ import {
   type JourneyTrip,
 } from '../../support/journey-rows.js';
 import { dispatch } from '../../support/operations.js';
+import { legacyPassengerBooking } from '../../support/legacy-bookings.js';
 import { announceCashPayment, collectCash } from '../../support/payments.js';
 import { createStaffUser } from '../../support/staff.js';
 
@@ -166,6 +167,23 @@ describe('customer payments (cash only)', () => {
       expect(unknown.body.errorCode).toBe('BOOKING_NOT_FOUND');
     });
 
+    it('an imported booking made for the traveller’s passenger profile: the traveller announces its cash, a stranger gets 404', async () => {
+      const bookingId = await legacyPassengerBooking(app.db, { trip, passengerId: traveller.passengerId });
+      const stranger = await app.signIn();
+      const refused = await create({ booking_id: bookingId, method: 'CASH' }, stranger);
+      expect([refused.status, refused.body.errorCode]).toEqual([404, 'BOOKING_NOT_FOUND']);
+      expect(await operationsOf(bookingId)).toEqual([]);
+
+      const response = await create({ booking_id: bookingId, method: 'CASH' });
+      expect([response.status, response.body.errorCode], response.text).toEqual([201, undefined]);
+      expect(response.body.data.payment).toMatchObject({
+        booking_id: bookingId,
+        status: 'PENDING',
+        amount: 10_000,
+      });
+      expect(await operationsOf(bookingId)).toMatchObject([{ status: 'PENDING', source: 'transaction' }]);
+    });
+
     it('a cancelled booking or one awaiting the company decision → 409 BOOKING_NOT_PAYABLE', async () => {
       for (const bookingStatus of ['CANCELLED', 'PENDING_CONFIRMATION'] as const) {
         const { bookingId } = await createJourneyRows(app.db, {
@@ -269,6 +287,22 @@ describe('customer payments (cash only)', () => {
       const page = await app.request('/api/payments?limit=1&offset=1', { token: payer.token });
       expect(page.body.pagination).toEqual({ limit: 1, offset: 1, total: 3 });
       expect(page.body.data.map((payment: { booking_id: string }) => payment.booking_id)).toEqual([second]);
+    });
+
+    it('lists the collection of an imported booking made for the caller’s passenger profile, to them only', async () => {
+      const payer = await app.signIn();
+      const bookingId = await legacyPassengerBooking(app.db, { trip, passengerId: payer.passengerId });
+      const { paymentId } = await collectCash(app.db, bookingId, { source: 'office' });
+
+      const response = await app.request('/api/payments', { token: payer.token });
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.pagination).toMatchObject({ total: 1 });
+      expect(response.body.data).toMatchObject([
+        { id: paymentId, booking_id: bookingId, source: 'office', status: 'COMPLETED' },
+      ]);
+      const stranger = await app.signIn();
+      const theirs = await app.request('/api/payments', { token: stranger.token });
+      expect(theirs.body.data).toEqual([]);
     });
 
     it('answers REFUND_DUE, a status its document lists, for cash collected on a trip the company cancelled', async () => {

@@ -6,6 +6,7 @@ import { createCompany, createCorridor } from '../../support/factories.js';
 import { useTestApp, type SignedInTraveller } from '../../support/harness.js';
 import { confirmedJourneyRows, journeyTripOf, type JourneyTrip } from '../../support/journey-rows.js';
 import type { Caller } from '../../support/journeys.js';
+import { legacyPassengerBooking } from '../../support/legacy-bookings.js';
 import { collectCash } from '../../support/payments.js';
 import { pdfLanguage, pdfText } from '../../support/pdf.js';
 
@@ -196,6 +197,24 @@ describe('GET /bookings/{id}/receipt: receipt only after collection, with a fixe
     const response = await download(rows.bookingId, 'en', stranger);
     expect([response.status, response.body?.errorCode]).toEqual([404, 'BOOKING_NOT_FOUND']);
     expect(await receiptsOf(rows.bookingId)).toEqual([]);
+  });
+
+  it('issues the receipt of an imported booking to the traveller whose passenger profile it is, and to no one else', async () => {
+    const bookingId = await legacyPassengerBooking(app.db, { trip, passengerId: traveller.passengerId });
+    await collectCash(app.db, bookingId, { source: 'office' });
+    const detail = await app.request(`/api/bookings/${bookingId}`, { token: traveller.token });
+    expect([detail.status, detail.body.data?.payment_status]).toEqual([200, 'PAID']);
+
+    const stranger = await app.signIn();
+    const refused = await download(bookingId, 'en', stranger);
+    expect([refused.status, refused.body?.errorCode]).toEqual([404, 'BOOKING_NOT_FOUND']);
+    expect(await receiptsOf(bookingId)).toEqual([]);
+    expect(await snapshotsOf(bookingId)).toEqual([]);
+
+    const receipt = await download(bookingId, 'en');
+    expect([receipt.status, receipt.body?.errorCode]).toEqual([200, undefined]);
+    expect(receipt.headers.get('content-type')).toBe('application/pdf');
+    expect((await receiptsOf(bookingId)).map((r) => r.kind)).toEqual(['PAYMENT_RECEIPT']);
   });
 
   it('re-renders from the stored snapshot when its bytes are missing, keeping number and snapshot', async () => {
