@@ -42,6 +42,11 @@ export interface IdpVerifier {
 type IdpConfig = Pick<Config, 'IDP_ISSUER' | 'IDP_JWKS_URL' | 'IDP_WEB_CLIENT_ID' | 'IDP_MOBILE_CLIENT_ID'>;
 
 const JWKS_TIMEOUT_MS = 5_000;
+/**
+ * At most one fetch of the key set for unknown key ids per this many milliseconds, so tokens under
+ * made-up key ids cannot make the server fetch on every request.
+ */
+export const JWKS_REFETCH_COOLDOWN_MS = 5_000;
 const CLOCK_TOLERANCE_SECONDS = 30;
 const MAX_TOKEN_AGE = '1h';
 
@@ -51,9 +56,29 @@ export function idpIssuers(config: Pick<Config, 'IDP_ISSUER'>): string[] {
     .filter(Boolean);
 }
 
-/** One verifier per process: the key set is fetched once and cached (refetched for an unknown key id). */
+/**
+ * One verifier per process: the key set is fetched once and cached (jose refetches it after 10
+ * minutes). A token under a key id the cached set does not hold fetches the set again (a provider
+ * that rotates publishes its new key before signing with it) and is verified against the fresh set:
+ * still unknown, 401; the provider unreachable, 503. Such fetches are at most one per
+ * JWKS_REFETCH_COOLDOWN_MS: within it, a token under an unknown key id waits for that fetch (when it
+ * is still under way) and is verified against its result, or is refused as that fetch's outcome
+ * says (401, or 503 while the provider was unreachable).
+ */
 export function createIdpVerifier(config: IdpConfig, logger: Pick<Logger, 'warn'>): IdpVerifier {
-  const keys = createRemoteJWKSet(new URL(config.IDP_JWKS_URL), { timeoutDuration: JWKS_TIMEOUT_MS });
+  // jose's own refetch for an unknown key id is switched off (an endless cooldown): refetchKeys decides.
+  const keys = createRemoteJWKSet(new URL(config.IDP_JWKS_URL), {
+    timeoutDuration: JWKS_TIMEOUT_MS,
+    cooldownDuration: Number.POSITIVE_INFINITY,
+  });
+  let refetch: { startedAt: number; done: Promise<void> } | undefined;
+  /** The latest fetch for an unknown key id, a new one when none is under way or recent. */
+  const refetchKeys = (): Promise<void> => {
+    if (!refetch || Date.now() >= refetch.startedAt + JWKS_REFETCH_COOLDOWN_MS) {
+      refetch = { startedAt: Date.now(), done: keys.reload() };
+    }
+    return refetch.done;
+  };
   const clientIds: Record<IdpAudience, string> = {
     web: config.IDP_WEB_CLIENT_ID,
     mobile: config.IDP_MOBILE_CLIENT_ID,
@@ -61,16 +86,24 @@ export function createIdpVerifier(config: IdpConfig, logger: Pick<Logger, 'warn'
   const issuers = idpIssuers(config);
   return {
     async verify(idToken, audiences) {
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await jwtVerify(idToken, keys, {
+      const verifyOnce = () =>
+        jwtVerify(idToken, keys, {
           algorithms: ['RS256', 'ES256'],
           issuer: issuers,
           audience: audiences.map((audience) => clientIds[audience]),
           requiredClaims: ['sub', 'email', 'iat', 'exp'],
           maxTokenAge: MAX_TOKEN_AGE,
           clockTolerance: CLOCK_TOLERANCE_SECONDS,
-        }));
+        });
+      let payload: JWTPayload;
+      try {
+        try {
+          ({ payload } = await verifyOnce());
+        } catch (error) {
+          if (!(error instanceof joseErrors.JWKSNoMatchingKey)) throw error;
+          await refetchKeys();
+          ({ payload } = await verifyOnce());
+        }
       } catch (error) {
         const failure = verificationFailure(error);
         // The traveller sees only IDP_UNAVAILABLE; the operator needs the reason.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
+import { JWKS_REFETCH_COOLDOWN_MS } from '../auth/idp-verify.js';
 import { PhoneInput, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText, IdText, successWith } from '../http/answer-schemas.js';
@@ -165,7 +166,9 @@ const TOKEN_RULES =
   'claim is held to the rule of a typed name, never refused: line breaks and tabs become spaces, other control and ' +
   'bidirectional-override characters are dropped, white space is one space and trimmed, and it is cut to 100 ' +
   'characters between whole characters (an emoji is never halved); "" when nothing is left. Refusals: ' +
-  '401 IDP_TOKEN_INVALID, 403 IDP_EMAIL_NOT_VERIFIED, 503 IDP_UNAVAILABLE when the key set cannot be fetched.';
+  '401 IDP_TOKEN_INVALID, 403 IDP_EMAIL_NOT_VERIFIED, 503 IDP_UNAVAILABLE when the key set cannot be fetched. A key ' +
+  'id the cached key set does not hold (a key the provider has just published) fetches the set again, at most once ' +
+  `per ${JWKS_REFETCH_COOLDOWN_MS / 1000} s, and the token is verified against the fresh set.`;
 
 const ACCOUNT_RULES =
   'Account: an already linked subject signs in to its account (403 ACCOUNT_DISABLED when disabled). Otherwise a traveller ' +

@@ -26,6 +26,11 @@ export interface MintOptions {
    * forged     another key claiming the published key id (the signature does not verify)
    */
   signWith?: 'published' | 'foreign' | 'forged';
+  /**
+   * The key id the token names: a key published under it with `publishKey` (a rotation) signs it;
+   * otherwise the key signWith says signs (`foreign`: a key under a key id the provider never published).
+   */
+  keyId?: string;
 }
 
 export interface FakeIdp {
@@ -36,6 +41,10 @@ export interface FakeIdp {
   mint(options?: MintOptions): Promise<string>;
   /** While true, the key set answers 503 (the provider is down). */
   unavailable: boolean;
+  /** Publishes one more signing key under `keyId` (a rotation); `mint({ keyId })` signs with it. */
+  publishKey(keyId: string): Promise<void>;
+  /** How many times the key set was asked for (answered or not). */
+  keySetFetches: number;
 }
 
 const KEY_ID = 'test-signing-key';
@@ -51,27 +60,43 @@ export function useFakeIdp(overrides: Partial<Config> = {}): { idp: FakeIdp; con
     webClientId: 'test-web-client',
     mobileClientId: 'test-mobile-client',
     unavailable: false,
+    keySetFetches: 0,
   } as FakeIdp;
   let server: Server | undefined;
 
   beforeAll(async () => {
     const published = await generateKeyPair('RS256', { extractable: true });
     const other = await generateKeyPair('RS256');
-    const jwk = { ...(await exportJWK(published.publicKey)), kid: KEY_ID, alg: 'RS256', use: 'sig' };
+    const jwkOf = async (publicKey: CryptoKey, kid: string) => ({
+      ...(await exportJWK(publicKey)),
+      kid,
+      alg: 'RS256',
+      use: 'sig',
+    });
+    const keySet = [await jwkOf(published.publicKey, KEY_ID)];
+    const rotated = new Map<string, CryptoKey>();
+    idp.publishKey = async (keyId) => {
+      const pair = await generateKeyPair('RS256', { extractable: true });
+      keySet.push(await jwkOf(pair.publicKey, keyId));
+      rotated.set(keyId, pair.privateKey);
+    };
     server = createServer((request, response) => {
       if (request.url !== '/.well-known/jwks.json') {
         response.writeHead(404).end();
-      } else if (idp.unavailable) {
+        return;
+      }
+      idp.keySetFetches++;
+      if (idp.unavailable) {
         response.writeHead(503).end();
       } else {
-        response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
+        response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: keySet }));
       }
     });
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     idp.issuer = origin;
     idp.mint = (options = {}) =>
-      mint(idp, options, { published: published.privateKey, other: other.privateKey });
+      mint(idp, options, { published: published.privateKey, other: other.privateKey, rotated });
     Object.assign(config, {
       IDP_ISSUER: origin,
       IDP_JWKS_URL: `${origin}/.well-known/jwks.json`,
@@ -89,7 +114,7 @@ export function useFakeIdp(overrides: Partial<Config> = {}): { idp: FakeIdp; con
 async function mint(
   idp: FakeIdp,
   options: MintOptions,
-  keys: { published: CryptoKey; other: CryptoKey },
+  keys: { published: CryptoKey; other: CryptoKey; rotated: ReadonlyMap<string, CryptoKey> },
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const subject = randomUUID();
@@ -106,12 +131,12 @@ async function mint(
     .setProtectedHeader({
       alg: 'RS256',
       typ: 'JWT',
-      kid: signWith === 'foreign' ? 'unpublished-key' : KEY_ID,
+      kid: options.keyId ?? (signWith === 'foreign' ? 'unpublished-key' : KEY_ID),
     })
     .setSubject(typeof options.claims?.sub === 'string' ? options.claims.sub : subject)
     .setIssuer(options.issuer ?? idp.issuer)
     .setAudience(options.audience ?? idp.webClientId)
     .setIssuedAt(Math.min(now, now + expiresIn - 60))
     .setExpirationTime(now + expiresIn)
-    .sign(signWith === 'published' ? keys.published : keys.other);
+    .sign(keys.rotated.get(options.keyId ?? '') ?? (signWith === 'published' ? keys.published : keys.other));
 }
