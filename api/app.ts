@@ -22,6 +22,7 @@ import { buildOpenApi } from './http/openapi.js';
 import { Surface } from './http/route.js';
 import { registerAdminRoutes } from './admin/index.js';
 import { registerCustomerRoutes } from './customer/index.js';
+import { pwaSignInAnswerHeaders } from './customer/idp/pwa.js';
 import { registerDashboardRoutes } from './dashboard/index.js';
 import { registerDriverRoutes } from './driver/index.js';
 import './http/koa-state.js';
@@ -97,6 +98,7 @@ export function createApp(deps: AppDeps) {
   app.use(requestLifecycle(deps.logger));
   app.use(responseHeaders());
   app.use(shareAnswerHeaders(surfaces));
+  app.use(pwaSignInAnswerHeaders(deps.config, customer.base));
   app.use(knownMethodsOnly());
   app.use(maintenanceGate(context.platform));
   app.use(jsonBody((ctx) => surfaces.some((surface) => surface.leavesBodyUnread(ctx.method, ctx.path))));

@@ -236,7 +236,9 @@ export const docsFor = (config: Config) =>
         'Only from the PWA origin (PWA_ORIGIN, and DEV_PWA_ORIGIN outside production). Sec-Fetch-Site must be sent: ' +
         'same-origin or same-site from either origin, cross-site only from PWA_ORIGIN itself; otherwise 403 ' +
         'IDP_ORIGIN_REFUSED. Cookies are never read here (a cookie session of the site does not count) and none are set; ' +
-        'the answer is a bearer session (channel pwa) with Access-Control-Allow-Origin for the PWA origin. The ID token ' +
+        'the answer is a bearer session (channel pwa). Every answer to such a caller, refusals included (a body that is ' +
+        'malformed or not valid: 400, 413, 415), carries Access-Control-Allow-Origin for its origin and ' +
+        'Access-Control-Expose-Headers Retry-After, X-Request-Id; other callers get none. The ID token ' +
         'audience is IDP_WEB_CLIENT_ID; its nonce must be the one of this flowId (started with channel=pwa). ' +
         `${NONCE_RULES} ${TOKEN_RULES} ${ACCOUNT_RULES} ${rateLimits(config)}`,
       responses: SIGNED_IN_BY_BEARER,

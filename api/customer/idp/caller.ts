@@ -55,11 +55,34 @@ export function refuseBrowserRequest(ctx: Context): void {
   }
 }
 
+type PwaConfig = Pick<Config, 'PWA_ORIGIN' | 'DEV_PWA_ORIGIN' | 'NODE_ENV'>;
+
 /** The PWA's origin, plus its development origin outside production. */
-function pwaOrigins(config: Pick<Config, 'PWA_ORIGIN' | 'DEV_PWA_ORIGIN' | 'NODE_ENV'>): Set<string> {
+function pwaOrigins(config: PwaConfig): Set<string> {
   const origins = new Set([originOf(config.PWA_ORIGIN)]);
   if (config.NODE_ENV !== 'production') origins.add(originOf(config.DEV_PWA_ORIGIN));
   return origins;
+}
+
+/**
+ * The PWA sign-in's caller rule, as a test that never refuses: the caller's Origin when it is one of
+ * the PWA's and Sec-Fetch-Site is sent and fits it (same-origin or same-site from either origin,
+ * cross-site only from PWA_ORIGIN itself: the local development origin is always same-site with a
+ * local API), else undefined.
+ */
+export function pwaCallerOf(config: PwaConfig): (ctx: Context) => string | undefined {
+  const pwa = pwaOrigins(config);
+  const productionPwa = originOf(config.PWA_ORIGIN);
+  return (ctx) => {
+    const origin = sentOrigin(ctx);
+    if (!origin || !pwa.has(origin)) return undefined;
+    const fetchSite = header(ctx, 'sec-fetch-site');
+    const allowed =
+      fetchSite === 'same-origin' ||
+      fetchSite === 'same-site' ||
+      (fetchSite === 'cross-site' && origin === productionPwa);
+    return allowed ? origin : undefined;
+  };
 }
 
 const flowCookie = (flowId: string) => `${FLOW_COOKIE_PREFIX}${flowId}`;
@@ -74,7 +97,7 @@ export function createIdpCaller({ config, db, logger }: AppContext) {
   const perSubject = limit('idp-sign-in-subject', config.IDP_RATE_LIMIT_PER_SUBJECT);
   const noncesPerIp = limit('idp-nonce-ip', config.IDP_RATE_LIMIT_PER_IP);
   const pwa = pwaOrigins(config);
-  const productionPwa = originOf(config.PWA_ORIGIN);
+  const pwaCaller = pwaCallerOf(config);
   const flowCookieOptions = { httpOnly: true, secure: config.COOKIE_SECURE, sameSite: 'lax' as const };
 
   /** The caller's Origin when it is the PWA's, else 403 IDP_ORIGIN_REFUSED with `message`. */
@@ -142,19 +165,10 @@ export function createIdpCaller({ config, db, logger }: AppContext) {
 
     pwaOrigin,
 
-    /**
-     * The PWA route answers only its own origin. Sec-Fetch-Site must be present: same-origin or
-     * same-site from either allowed origin, cross-site only from PWA_ORIGIN itself (the local
-     * development origin is always same-site with a local API). Returns the origin to echo.
-     */
+    /** The PWA route answers only its own origin (pwaCallerOf's rule); else 403 IDP_ORIGIN_REFUSED. */
     requirePwaCaller(ctx: Context): string {
-      const origin = pwaOrigin(ctx, 'This sign-in is only for the installable app');
-      const fetchSite = header(ctx, 'sec-fetch-site');
-      const allowed =
-        fetchSite === 'same-origin' ||
-        fetchSite === 'same-site' ||
-        (fetchSite === 'cross-site' && origin === productionPwa);
-      if (!allowed) throw originRefused('This sign-in is only for the installable app');
+      const origin = pwaCaller(ctx);
+      if (!origin) throw originRefused('This sign-in is only for the installable app');
       return origin;
     },
   };

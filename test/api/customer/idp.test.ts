@@ -654,6 +654,58 @@ describe('identity-provider sign-in', () => {
       expect(replay.headers.get('access-control-allow-origin')).toBe(PWA);
     });
 
+    it('lets the PWA read the refusals of its body too (400, 415), and gives other callers no CORS answer', async () => {
+      const { startFlow, pwa, usersWithEmail } = helpers();
+      const flow = await startFlow('pwa', { Origin: PWA });
+      const email = uniqueEmail();
+      const idToken = await idp.mint({ claims: { nonce: flow.nonce, email } });
+      const send = (headers: Record<string, string>, init: { json?: unknown; body?: string }) =>
+        app.request('/api/auth/customer/idp/pwa', { method: 'POST', ...init, headers });
+      const refusals = (headers: Record<string, string>) => [
+        send(headers, { json: { idToken, flowId: flow.flowId, name: 'Not a field' } }),
+        send(headers, { json: { idToken, flowId: 'not-a-flow-id' } }),
+        send({ ...headers, 'Content-Type': 'application/json' }, { body: '{"idToken":' }),
+        send(
+          { ...headers, 'Content-Type': 'text/plain' },
+          { body: JSON.stringify({ idToken, flowId: flow.flowId }) },
+        ),
+      ];
+      const seen = async (headers: Record<string, string>) =>
+        (await Promise.all(refusals(headers))).map((response) => [
+          response.status,
+          response.body?.errorCode,
+          response.headers.get('access-control-allow-origin'),
+          response.headers.get('access-control-expose-headers'),
+        ]);
+      const codes = [
+        [400, 'VALIDATION_FAILED'],
+        [400, 'VALIDATION_FAILED'],
+        [400, 'INVALID_JSON'],
+        [415, 'UNSUPPORTED_MEDIA_TYPE'],
+      ];
+      const readable = (origin: string) =>
+        codes.map((code) => [...code, origin, 'Retry-After, X-Request-Id']);
+      const opaque = codes.map((code) => [...code, null, null]);
+      expect({
+        pwa: await seen(PWA_HEADERS),
+        devPwa: await seen({ Origin: DEV_PWA, 'Sec-Fetch-Site': 'same-site' }),
+        site: await seen(SITE_HEADERS),
+        otherOrigin: await seen({ Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' }),
+        pwaWithoutFetchSite: await seen({ Origin: PWA }),
+        devPwaCrossSite: await seen({ Origin: DEV_PWA, 'Sec-Fetch-Site': 'cross-site' }),
+      }).toEqual({
+        pwa: readable(PWA),
+        devPwa: readable(DEV_PWA),
+        site: opaque,
+        otherOrigin: opaque,
+        pwaWithoutFetchSite: opaque,
+        devPwaCrossSite: opaque,
+      });
+      // Nothing was written and the flow's nonce is unspent: the same token then signs in.
+      expect(await usersWithEmail(email)).toEqual([]);
+      expect((await pwa({ idToken, flowId: flow.flowId })).status).toBe(200);
+    });
+
     it('accepts the development origin only same-site, and refuses other origins and fetch sites', async () => {
       const { startFlow, pwa, usersWithEmail } = helpers();
       const flow = await startFlow('pwa', { Origin: PWA });
