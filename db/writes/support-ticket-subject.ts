@@ -33,7 +33,15 @@ interface BookingFacts {
 
 export const notFound = (code: string, message: string) => new Refusal(404, code, message);
 
-const BOOKING_FACTS = 'select b.company_id, b.owner_user_id from bookings b';
+/**
+ * The booking's company and traveller: its owner, or for an imported booking (no owner) the account
+ * of the passenger profile it was made for (domain/booking-ownership.ts: the traveller whose booking
+ * it is), the oldest active one should a profile have several.
+ */
+const BOOKING_FACTS = `select b.company_id,
+  coalesce(b.owner_user_id, (select u.id from users u where u.passenger_id = b.passenger_id and u.status = 'ACTIVE'
+                             order by u.created_at, u.id limit 1)) as owner_user_id
+  from bookings b`;
 
 /**
  * The booking a traveller's ticket is about: one of their own (their row is locked already, see
