@@ -42,6 +42,20 @@ async function heldBy(app: TestApp, caller: Caller) {
   return row!;
 }
 
+/** A trip of 10,000 SYP whose company offers a free-trip reward, and a traveller with points for three. */
+async function freeTripWorld(app: TestApp) {
+  const trip = await bookableTrip(app.db, { price: 10_000 });
+  const traveller = await mobileTraveller(app);
+  await loyaltyProgram(app.db, trip.companyId);
+  const reward = await giveReward(app.db, trip.companyId, {
+    type: 'free_trip',
+    freeSeats: 1,
+    pointsCost: 100,
+  });
+  await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 300 });
+  return { trip, traveller, reward };
+}
+
 async function bookingsOf(app: TestApp, caller: Caller): Promise<number> {
   const [row] = await app.db.query<{ n: number }>(
     `select count(*)::int as n from bookings where owner_user_id = $1`,
@@ -247,15 +261,7 @@ describe('inventory caps per account', () => {
   });
 
   it('counts only bookings with something to pay: three free-trip bookings leave every place of the cap open', async () => {
-    const trip = await bookableTrip(app.db, { price: 10_000 });
-    const traveller = await mobileTraveller(app);
-    await loyaltyProgram(app.db, trip.companyId);
-    const reward = await giveReward(app.db, trip.companyId, {
-      type: 'free_trip',
-      freeSeats: 1,
-      pointsCost: 100,
-    });
-    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 300 });
+    const { trip, traveller, reward } = await freeTripWorld(app);
     const seats = trip.seatNumbers;
     for (const seat of seats.slice(0, 3)) {
       const code = await redeemVoucher(app, traveller, trip.companyId, reward.code);
@@ -295,15 +301,7 @@ describe('inventory caps per account', () => {
   });
 
   it('takes a booking a free-trip voucher makes free at the cap: it never counts, so it adds none', async () => {
-    const trip = await bookableTrip(app.db, { price: 10_000 });
-    const traveller = await mobileTraveller(app);
-    await loyaltyProgram(app.db, trip.companyId);
-    const reward = await giveReward(app.db, trip.companyId, {
-      type: 'free_trip',
-      freeSeats: 1,
-      pointsCost: 100,
-    });
-    await creditPoints(app.db, { companyId: trip.companyId, userId: traveller.userId, points: 300 });
+    const { trip, traveller, reward } = await freeTripWorld(app);
     const [a, b, c, free, paid] = trip.seatNumbers;
     for (const seat of [a!, b!, c!])
       await createBooking(app, traveller, { tripId: trip.tripId, seatNumbers: [seat] });

@@ -51,6 +51,20 @@ async function phoneTrace(app: TestApp, phone: string) {
   };
 }
 
+/** One account and one session for the phone, its one code spent with no wrong entry. */
+async function expectSignedInOnce(app: TestApp, phone: string) {
+  const trace = await phoneTrace(app, phone);
+  expect({
+    users: trace.users.length,
+    sessions: trace.sessions.length,
+    challenges: trace.challenges,
+  }).toEqual({
+    users: 1,
+    sessions: 1,
+    challenges: [{ consumed: true, attempts: 0 }],
+  });
+}
+
 /** The next session written for the account of this phone fails. */
 const sessionOfPhoneFails = (app: TestApp, phone: string) =>
   failOnce(app.db, {
@@ -90,16 +104,7 @@ describe('verify-otp with a local code (pre-launch) that fails after the code wa
         user: { name: 'Lina', email, phone },
       });
       expect((await mail.smtp.waitForMessage(email)).text).toContain('/auth/verify-email#token=');
-      const trace = await phoneTrace(app, phone);
-      expect({
-        users: trace.users.length,
-        sessions: trace.sessions.length,
-        challenges: trace.challenges,
-      }).toEqual({
-        users: 1,
-        sessions: 1,
-        challenges: [{ consumed: true, attempts: 0 }],
-      });
+      await expectSignedInOnce(app, phone);
       // Used up by the sign-in that succeeded.
       expectError(await verify({ phone, code, method: 'sms' }), 400, 'OTP_EXPIRED');
     } finally {
@@ -143,16 +148,7 @@ describe('verify-otp with a local code (pre-launch) that fails after the code wa
 
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
     expect(answers.find((answer) => answer.status === 400)!.body.errorCode).toBe('OTP_EXPIRED');
-    const trace = await phoneTrace(app, phone);
-    expect({
-      users: trace.users.length,
-      sessions: trace.sessions.length,
-      challenges: trace.challenges,
-    }).toEqual({
-      users: 1,
-      sessions: 1,
-      challenges: [{ consumed: true, attempts: 0 }],
-    });
+    await expectSignedInOnce(app, phone);
   });
 
   it('refuses a disabled account 403 ACCOUNT_DISABLED without using the code up or writing anything', async () => {
