@@ -46,8 +46,11 @@ export interface Line {
   bookingId: string;
 }
 
+/** What the line costs once its voucher is applied: the booking's total_price. */
+export const lineTotal = (line: Line) => line.subtotal - line.discount;
+
 /** How many of the lines leave something to pay once their voucher is applied (the unpaid cap counts those). */
-export const linesToPay = (lines: Line[]) => lines.filter((line) => line.subtotal - line.discount > 0).length;
+export const linesToPay = (lines: Line[]) => lines.filter((line) => lineTotal(line) > 0).length;
 
 /**
  * Takes the booking's trips FOR SHARE, in id order, before its seat locks: a dispatch CANCEL holds
@@ -222,7 +225,7 @@ function writeLineParams(
     extra.orderId,
     caller.channel,
     seats.length,
-    line.subtotal - line.discount,
+    lineTotal(line),
     trip.currency,
     trip.id,
     trip.company_id,

@@ -10,6 +10,7 @@ import {
   applyVoucher,
   lineOf,
   linesToPay,
+  lineTotal,
   shareLockTrips,
   tripsOfSeatLocks,
   signerOf,
@@ -78,7 +79,7 @@ function requireRoundTrip(outbound: Line, inbound: Line): void {
 /** The journey order (CONFIRMED) that holds both journeys, at the total after the voucher. */
 async function insertOrder(client: PoolClient, caller: BookingCaller, lines: Line[]): Promise<string> {
   const orderId = randomUUID();
-  const total = lines.reduce((sum, line) => sum + line.subtotal - line.discount, 0);
+  const total = lines.reduce((sum, line) => sum + lineTotal(line), 0);
   await client.query(
     `insert into journey_orders (id, owner_user_id, passenger_id, channel, status, total_price, currency, confirmed_at)
        select $1, u.id, u.passenger_id, $2, 'CONFIRMED', $3, $4, now() from users u where u.id = $5`,
