@@ -28,13 +28,19 @@ export async function sessionOfRefreshToken(db: Database, tokenHash: string): Pr
 }
 
 /**
- * Whether a refresh token hash (used or not) names a live session: the token and its session are
- * unexpired, the session is not revoked and its traveller is ACTIVE (what a refresh calls invalid
- * otherwise). Whether a used token may still be rotated is the refresh's to decide.
+ * SQL boolean over a refresh token `r`, its session `s` and the session's user `u`: the token and its
+ * session are unexpired, the session is not revoked and its traveller is ACTIVE. A refresh calls any
+ * other token invalid (db/writes/traveller-sessions.ts rotateRefreshToken).
+ */
+export const LIVE_REFRESH_TOKEN_SQL = `(r.expires_at > now() and s.expires_at > now() and s.revoked_at is null and u.status = 'ACTIVE')`;
+
+/**
+ * Whether a refresh token hash (used or not) names a live session (LIVE_REFRESH_TOKEN_SQL). Whether a
+ * used token may still be rotated is the refresh's to decide.
  */
 export async function refreshTokenSessionLive(db: Database, tokenHash: string): Promise<boolean> {
   const [row] = await db.query<{ live: boolean }>(
-    `select (r.expires_at > now() and s.expires_at > now() and s.revoked_at is null and u.status = 'ACTIVE') as live
+    `select ${LIVE_REFRESH_TOKEN_SQL} as live
        from refresh_tokens r join traveller_sessions s on s.id = r.session_id join users u on u.id = s.user_id
       where r.token_hash = $1`,
     [tokenHash],

@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import { isDuplicateRefresh, isOrphanedReplacement } from '../../domain/refresh-token-reuse.js';
 import type { Database, TransactionClient } from '../orm.js';
+import { LIVE_REFRESH_TOKEN_SQL } from '../queries/traveller-sessions.js';
 
 /**
  * Writes of traveller sessions (traveller_sessions) and their rotating refresh tokens
@@ -76,10 +77,11 @@ interface PresentedTokenRow {
   user_id: string;
   /** Seconds from its first use to the start of this transaction (database clock); null while unused. */
   seconds_since_use: number | null;
-  expired: boolean;
-  revoked: boolean;
-  /** The session's account is no longer ACTIVE (merged away): its tokens are worth nothing. */
-  disabled: boolean;
+  /**
+   * Unexpired, its session not revoked, its account ACTIVE (LIVE_REFRESH_TOKEN_SQL); an account no
+   * longer ACTIVE was merged away, and its tokens are worth nothing.
+   */
+  live: boolean;
 }
 
 /** What rotating a refresh token did; `reused` has revoked the whole session. */
@@ -104,15 +106,14 @@ export async function rotateRefreshToken(
   return db.transaction(async (client) => {
     const { rows } = await client.query<PresentedTokenRow>(
       `select r.id, r.session_id, r.parent_id, s.user_id, extract(epoch from now() - r.used_at)::float8 as seconds_since_use,
-              (r.expires_at <= now() or s.expires_at <= now()) as expired, s.revoked_at is not null as revoked,
-              u.status <> 'ACTIVE' as disabled
+              ${LIVE_REFRESH_TOKEN_SQL} as live
        from refresh_tokens r join traveller_sessions s on s.id = r.session_id join users u on u.id = s.user_id
        where r.token_hash = $1
        for update of r, s`,
       [presentedHash],
     );
     const row = rows[0];
-    if (!row || row.revoked || row.expired || row.disabled) return { kind: 'invalid' };
+    if (!row?.live) return { kind: 'invalid' };
     const reused =
       row.seconds_since_use === null
         ? await orphanedReplacement(client, row)
