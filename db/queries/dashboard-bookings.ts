@@ -1,6 +1,7 @@
 import type { Database } from '../orm.js';
 import { allSalesStats } from './analytics.js';
 import { companyRecordById } from './company-records.js';
+import { journeyScopeSql } from './journeys.js';
 import { PICKUP_COLUMNS, pickupStopIdSql, type PickupRow } from './pickup-location.js';
 import { clauses, type Statement } from './statements.js';
 import type { BookingStatus } from '../../domain/booking-rules.js';
@@ -74,8 +75,8 @@ const REQUEST_JOINS = `
   left join journeys j on j.id = b.journey_id
   left join confirmation_requests cr
     on cr.company_id = b.company_id
-   and cr.scope_kind = case when j.order_id is null then 'JOURNEY' else 'ORDER' end
-   and cr.scope_id = coalesce(j.order_id, j.id)`;
+   and cr.scope_kind = ${journeyScopeSql('j').kind}
+   and cr.scope_id = ${journeyScopeSql('j').id}`;
 
 const FROM = `
   from bookings b

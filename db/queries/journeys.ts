@@ -33,6 +33,15 @@ export const overdueRequestSql = (request: string) =>
   `${request}.status = 'PENDING' and ${request}.deadline <= now()`;
 
 /**
+ * The confirmation scope of journey `j` (an SQL alias), as SQL expressions: its order when it is in
+ * one, else the journey itself (what a confirmation request's scope_kind and scope_id name).
+ */
+export const journeyScopeSql = (j: string) => ({
+  kind: `(case when ${j}.order_id is null then 'JOURNEY' else 'ORDER' end)`,
+  id: `coalesce(${j}.order_id, ${j}.id)`,
+});
+
+/**
  * Whether the scope (`kind`, `id`: SQL expressions of its scope_kind and scope_id) has an overdue
  * request (overdueRequestSql): closed, though perhaps still written REQUESTED. The one notion of a
  * closed scope for its release (db/writes/journeys/deadline.ts), its decisions and the trip's

@@ -1,7 +1,7 @@
 import { compareManifestPlaces, type Attendance, type ManifestItemType } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
 import { iso, isoOrNull } from '../row-fields.js';
-import { overdueScopeSql } from './journeys.js';
+import { journeyScopeSql, overdueScopeSql } from './journeys.js';
 import { amountDueSql } from './payments.js';
 
 /**
@@ -159,7 +159,7 @@ const VISIT_COLUMNS = `bc.id as board_call_id, bc.sequence as board_sequence, bs
 export const ticketTravellerSql = (k: string) =>
   `(${k}.status in ('VALID', 'USED') or (${k}.status = 'PENDING_CONFIRMATION' and not exists (
      select 1 from journeys sj where sj.id = ${k}.journey_id
-       and ${overdueScopeSql(`case when sj.order_id is null then 'JOURNEY' else 'ORDER' end`, 'coalesce(sj.order_id, sj.id)')})))`;
+       and ${overdueScopeSql(journeyScopeSql('sj').kind, journeyScopeSql('sj').id)})))`;
 
 /** SQL boolean: bookings row `b` is a legacy traveller of its trip: live, and without a ticket on that trip. */
 export const legacyTravellerSql = (b: string) =>

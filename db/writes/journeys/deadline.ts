@@ -6,7 +6,7 @@ import {
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
 import { PG_LOCK_NOT_AVAILABLE, pgCode } from '../../pg-errors.js';
-import { overdueRequestSql } from '../../queries/journeys.js';
+import { journeyScopeSql, overdueRequestSql } from '../../queries/journeys.js';
 import { cancelScope, OVERDUE_SCOPE } from './decide.js';
 import { awaitedDecisions, type AwaitedDecision } from './outcome.js';
 import { inLockedScope, lockScope, type LockedScope } from './scope.js';
@@ -131,8 +131,7 @@ async function releaseWithoutWaiting(db: Database, scope: ConfirmationScope): Pr
  */
 export async function releaseOverdueScope(db: Database, scope: ConfirmationScope): Promise<boolean> {
   const [owner] = await db.query<{ scope_kind: ConfirmationScope['kind']; scope_id: string }>(
-    `select case when j.order_id is null then 'JOURNEY' else 'ORDER' end as scope_kind,
-            coalesce(j.order_id, j.id) as scope_id
+    `select ${journeyScopeSql('j').kind} as scope_kind, ${journeyScopeSql('j').id} as scope_id
      from journeys j where j.status = 'REQUESTED' and (($1 = 'JOURNEY' and j.id = $2) or ($1 = 'ORDER' and j.order_id = $2))
      limit 1`,
     [scope.kind, scope.id],
