@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
 import { BrowserPool } from '../../activities/documents/browser-pool.js';
+import { renderNotDone } from '../../api/temporal/document-render-client.js';
 import { createActivities } from '../../activities/index.js';
 import { createLogger } from '../../config/logger.js';
 import { connectionOptions } from '../../config/temporal.js';
+import { DOCUMENT_RENDER_WORKFLOW } from '../../workflows/document-render.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
 import { useTestApp, type TestApp } from '../support/harness.js';
 import {
@@ -81,6 +83,39 @@ describe('a document asked for while no worker renders', () => {
       { snapshot_id: snapshot!.snapshot_id, rendered: true, views: 1 },
     ]);
   }, 90_000);
+
+  it('reads the wait’s end as a render not done however the last poll is cut, never as a failed render', async () => {
+    // The request's wait ends while the client polls for the result: Temporal answers a long poll
+    // empty within its last second, so the client polls again until the deadline cuts a poll in
+    // flight. Cut at every moment of a few milliseconds, each end must read as "not done" (503),
+    // not as a render that failed (500 DOCUMENT_RENDER_FAILED).
+    const handle = await app.temporal.workflow.start(DOCUMENT_RENDER_WORKFLOW, {
+      workflowId: workflowIds.documentRender(randomUUID()),
+      taskQueue,
+      args: [{ snapshotId: randomUUID() }],
+    });
+    const misread: string[] = [];
+    try {
+      for (let round = 0; round < 40; round++) {
+        await Promise.all(
+          Array.from({ length: 20 }, async (_, i) => {
+            const waitMs = 0.5 + (i % 10) * 0.5;
+            const ended = await app.temporal
+              .withDeadline(Date.now() + waitMs, () => handle.result())
+              .then(
+                () => new Error('the render finished, though no worker polls'),
+                (error: unknown) => error,
+              );
+            if (!renderNotDone(ended))
+              misread.push(`${(ended as Error).message} / ${String((ended as Error).cause)}`);
+          }),
+        );
+      }
+    } finally {
+      await handle.terminate('test over');
+    }
+    expect(misread).toEqual([]);
+  }, 60_000);
 });
 
 /**
