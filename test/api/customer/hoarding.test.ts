@@ -22,6 +22,7 @@ import {
   type Caller,
 } from '../../support/journeys.js';
 import { shiftTripPlan } from '../../support/journey-rows.js';
+import { legacyPassengerBooking } from '../../support/legacy-bookings.js';
 import { creditPoints, giveReward, loyaltyProgram, redeemVoucher } from '../../support/loyalty.js';
 
 /**
@@ -432,6 +433,41 @@ describe('inventory caps per account', () => {
     const held = await holdJourney(app, traveller, quoted.journey_id, { quote_id: quoted.quote_id });
     expect(held.status, held.text).toBe(200);
     expect(await bookingsOf(app, traveller)).toBe(4);
+  });
+
+  it('counts the bookings the account placed: three unpaid bookings a company imported for its passenger profile fill no place', async () => {
+    const traveller = await mobileTraveller(app);
+    const [user] = await app.db.query<{ passenger_id: string }>(
+      `select passenger_id from users where id = $1`,
+      [traveller.userId],
+    );
+    const trip = await bookableTrip(app.db, { departAt: minutesFromNow(72 * 60) });
+    const imported: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      imported.push(
+        await legacyPassengerBooking(app.db, {
+          trip: { id: trip.tripId, companyId: trip.companyId },
+          passengerId: user!.passenger_id,
+        }),
+      );
+    }
+    // They are the traveller's, and the traveller cannot cancel them: the company handles them.
+    expectRefused(await cancelBooking(app, traveller, imported[0]!), 409, 'BOOKING_NOT_CANCELLABLE');
+    const listed = await app.request('/api/bookings', { headers: traveller.headers });
+    expect(listed.body.data.items.map((item: { status: string }) => item.status)).toEqual([
+      'CONFIRMED',
+      'CONFIRMED',
+      'CONFIRMED',
+    ]);
+
+    // Its own three unpaid bookings fill the cap, as for an account with no imported bookings.
+    for (let n = 0; n < 3; n++) {
+      const booked = await postBooking(app, traveller, await oneSeatRequest(app, traveller));
+      expect(booked.status, booked.text).toBe(201);
+    }
+    const refused = await postBooking(app, traveller, await oneSeatRequest(app, traveller));
+    expectRefused(refused, 409, 'UNPAID_BOOKING_LIMIT_REACHED');
+    expect(refused.body.details).toEqual({ limit: 3, unpaid: 3 });
   });
 
   it("counts a delayed trip's unpaid bookings until its delayed departure, not its timetable", async () => {
