@@ -16,9 +16,6 @@ export const MAX_SEATS_PER_BOOKING = 10;
  */
 export const MAX_ROUND_TRIP_SUBTOTAL = 2 * MAX_SEATS_PER_BOOKING * MAX_FARE;
 
-/** International phone number: + then 8 to 15 digits, first digit not 0 (E.164). */
-export const PASSENGER_PHONE = /^\+[1-9]\d{7,14}$/;
-
 /** A short code people can read out at a counter: BK- and 8 characters without look-alikes. */
 export function newBookingCode(): string {
   const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_PHONE_EXAMPLE, isReservedDemoPhone, normalisePhone, PHONE_INPUT_PATTERN } from './phone.js';
+import {
+  DEMO_PHONE_EXAMPLE,
+  INTERNATIONAL_PHONE_PATTERN,
+  isReservedDemoPhone,
+  normalisePhone,
+  PHONE_INPUT_PATTERN,
+} from './phone.js';
 
 describe('normalisePhone (E.164)', () => {
   it.each([
@@ -103,5 +109,38 @@ describe('PHONE_INPUT_PATTERN', () => {
       '+963000000000',
     ])
       expect(PHONE_INPUT_PATTERN.test(text), text).toBe(false);
+  });
+});
+
+describe("INTERNATIONAL_PHONE_PATTERN (a person's phone on the booking routes)", () => {
+  it('matches + and digits that normalisePhone reads, and only those', () => {
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    let matched = 0;
+    for (let index = 0; index < 50_000; index += 1) {
+      let text = ['+963', '+9630', '+96300', '+', '+0'][Math.floor(next() * 5)]!;
+      const length = 4 + Math.floor(next() * 12);
+      for (let char = 0; char < length; char += 1) text += String(Math.floor(next() * 10));
+      const readable = normalisePhone(text) !== null;
+      expect(INTERNATIONAL_PHONE_PATTERN.test(text), text).toBe(readable);
+      if (readable) matched += 1;
+    }
+    expect(matched).toBeGreaterThan(1000);
+  });
+
+  it('takes the + forms, the Syrian trunk 0 after +963 too, and refuses the rest', () => {
+    for (const text of ['+963944123456', '+9630944123456', '+96112345678', DEMO_PHONE_EXAMPLE])
+      expect(INTERNATIONAL_PHONE_PATTERN.test(text), text).toBe(true);
+    expect(normalisePhone('+9630944123456')).toBe('+963944123456');
+    for (const text of [
+      '0944123456',
+      '00963944123456',
+      '+0944123456',
+      '+963 944 123 456',
+      '+96300944123456',
+      '+9631234567',
+      '+٩٦٣٩٤٤١٢٣٤٥٦',
+    ])
+      expect(INTERNATIONAL_PHONE_PATTERN.test(text), text).toBe(false);
   });
 });

@@ -20,20 +20,37 @@ export const RESERVED_DEMO_PREFIX = '+963900';
 export const DEMO_PHONE_EXAMPLE = '+963900000001';
 
 /**
- * The text `normalisePhone` reads, as one regular expression for the OpenAPI document and the
- * request schemas: optional separators (space . ( ) -) anywhere, then `+` or `00` and a country
- * code (Syria: 8 or 9 national digits, with or without its trunk 0; elsewhere 8 to 15 digits in
- * all), or a Syrian national number with its trunk 0. Digits are written [0-9] (not \d, which
- * means every Unicode digit in some regex dialects a client may validate with).
+ * The forms `normalisePhone` reads, as regular-expression source with `sep` between characters:
+ * after `+` or `00`, a country code (Syria: 8 or 9 national digits, with or without its trunk 0;
+ * elsewhere 8 to 15 digits in all); or a Syrian national number with its trunk 0. Digits are
+ * written [0-9] (not \d, which means every Unicode digit in some regex dialects a client may
+ * validate with).
  */
-export const PHONE_INPUT_PATTERN = (() => {
-  const sep = '[ .()-]*';
+function readableForms(sep: string): { international: string; national: string } {
   const digits = (min: number, max: number) => `(?:${sep}[0-9]){${min},${max}}`;
   const syrian = `9${sep}6${sep}3${sep}(?:0${sep})?[1-9]${digits(7, 8)}`;
   const foreign = `(?:[1-8]${digits(7, 14)}|9${sep}[0-57-9]${digits(6, 13)}|9${sep}6${sep}[0-24-9]${digits(5, 12)})`;
-  const national = `0${sep}[1-9]${digits(7, 8)}`;
-  return new RegExp(`^${sep}(?:(?:\\+|00)${sep}(?:${syrian}|${foreign})|${national})${sep}$`);
+  return { international: `(?:${syrian}|${foreign})`, national: `0${sep}[1-9]${digits(7, 8)}` };
+}
+
+/**
+ * The text `normalisePhone` reads, as one regular expression for the OpenAPI document and the
+ * request schemas: optional separators (space . ( ) -) anywhere, then `+` or `00` and a country
+ * code, or a Syrian national number with its trunk 0 (readableForms).
+ */
+export const PHONE_INPUT_PATTERN = (() => {
+  const sep = '[ .()-]*';
+  const { international, national } = readableForms(sep);
+  return new RegExp(`^${sep}(?:(?:\\+|00)${sep}${international}|${national})${sep}$`);
 })();
+
+/**
+ * A person's phone number as the booking routes take it: the international form, `+` and digits
+ * only (+963944123456), that `normalisePhone` reads. A Syrian number may keep its trunk 0 after
+ * +963 (+9630944123456); what sign-in cannot read as a number (+963 0 0..., 7 national digits)
+ * does not match, where "+ then 8 to 15 digits" let it through.
+ */
+export const INTERNATIONAL_PHONE_PATTERN = new RegExp(`^\\+${readableForms('').international}$`);
 
 /**
  * The E.164 form of a phone number typed by a person, or null when it cannot be one. Spaces,

@@ -42,7 +42,7 @@ const Grants = z.array(Permission).max(ADMIN_PERMISSIONS.length);
 
 export const CreateBody = z
   .object({
-    email: Email.max(254),
+    email: Email(),
     name: PersonName,
     password: z
       .string()

@@ -13,7 +13,7 @@ import { successWith } from '../http/answer-schemas.js';
 
 const TAGS = ['Administration: authentication'];
 
-export const LoginBody = z.object({ email: Email.max(254), password: z.string().min(1).max(1024) }).strict();
+export const LoginBody = z.object({ email: Email(), password: z.string().min(1).max(1024) }).strict();
 
 const SessionFields = {
   csrfToken: z

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
+import { readEmail } from '../../domain/email-address.js';
 import { printableName } from '../../domain/printed-text.js';
 import { Refusal, unavailableFor } from '../http/errors.js';
 import { hashSecret } from './secrets.js';
@@ -14,7 +15,10 @@ import { hashSecret } from './secrets.js';
  * Rules: RS256 or ES256 signatures only; `iss` one of IDP_ISSUER; `aud` the client the route
  * expects (web/PWA: IDP_WEB_CLIENT_ID, mobile: IDP_MOBILE_CLIENT_ID); `sub`, `email`, `iat` and
  * `exp` required; `email_verified` must be the boolean true; tokens older than one hour are
- * refused; 30 seconds of clock skew are tolerated.
+ * refused; 30 seconds of clock skew are tolerated. `email` is read by the rule every request's
+ * address is read by (domain/email-address.ts readEmail): an address that rule cannot read is no
+ * e-mail, refused as a token without one is (401), so no account holds an address that password
+ * recovery would refuse.
  */
 export type IdpAudience = 'web' | 'mobile';
 
@@ -22,7 +26,10 @@ export interface IdpClaims {
   /** The provider's issuer that signed the token. */
   issuer: string;
   subject: string;
-  /** The verified e-mail address, as the provider spells it. */
+  /**
+   * The verified e-mail address in its ASCII form (domain/email-address.ts: an Arabic domain label as
+   * its xn-- label, the domain in lower case), as a request's address is stored and compared.
+   */
   email: string;
   /**
    * Display name, held to a typed account name's rule (domain/printed-text.ts printableName): no
@@ -117,7 +124,8 @@ export function createIdpVerifier(config: IdpConfig, logger: Pick<Logger, 'warn'
 
 function claimsOf(payload: JWTPayload): IdpClaims {
   const { sub, iss, email, email_verified: emailVerified, name, nonce } = payload;
-  if (typeof email !== 'string' || !email.includes('@') || typeof sub !== 'string' || !sub) {
+  const address = typeof email === 'string' ? readEmail(email.trim()) : null;
+  if (address === null || typeof sub !== 'string' || !sub) {
     throw new Refusal(401, 'IDP_TOKEN_INVALID', 'The identity token is not valid');
   }
   if (emailVerified !== true) {
@@ -130,7 +138,7 @@ function claimsOf(payload: JWTPayload): IdpClaims {
   return {
     issuer: iss!,
     subject: sub,
-    email: email.trim(),
+    email: address,
     name: typeof name === 'string' ? printableName(name) : '',
     nonce: typeof nonce === 'string' ? nonce : null,
   };

@@ -48,7 +48,7 @@ export const VerifyOtpBody = z
       .meta({
         description: `used only when the account is created; ${textRule(1, ACCOUNT_NAME_MAX, 'line')}`,
       }),
-    email: Email.max(254)
+    email: Email()
       .optional()
       .meta({ description: 'used only when the account is created; verified by e-mail later' }),
   })

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MAX_SEATS_PER_BOOKING, PASSENGER_PHONE } from '../../domain/booking.js';
-import { errorResponses, Instant, PersonName, Uuid } from '../http/schemas.js';
+import { MAX_SEATS_PER_BOOKING } from '../../domain/booking.js';
+import { errorResponses, Instant, PersonName, PersonPhone, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { checkDistinctSeats, checkRule, SeatNumbers } from './seat-locks.openapi.js';
 import { PickupLocationSchema } from './trips.js';
@@ -11,11 +11,11 @@ import { DelayMinutesText, successWith } from '../http/answer-schemas.js';
 
 const PassengerFields = {
   passenger_name: PersonName.meta({ description: 'printed on every ticket' }),
-  passenger_phone: z
-    .string()
-    .trim()
-    .regex(PASSENGER_PHONE, 'must be an international number: + then 8 to 15 digits')
-    .meta({ description: 'international format with leading + (E.164)' }),
+  passenger_phone: PersonPhone.meta({
+    description:
+      'international format with leading + (+963944123456; a Syrian number may keep its trunk 0, +9630944123456); ' +
+      'stored and answered in its E.164 form, the one sign-in stores for the number (+963944123456)',
+  }),
   reward_code: z
     .string()
     .trim()

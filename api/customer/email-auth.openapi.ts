@@ -30,10 +30,7 @@ const Password = z
     description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters; no other composition rule`,
   });
 
-export const ForgotPasswordBody = z
-  .object({ email: Email.max(254) })
-  .strict()
-  .meta({ id: 'ForgotPasswordRequest' });
+export const ForgotPasswordBody = z.object({ email: Email() }).strict().meta({ id: 'ForgotPasswordRequest' });
 export const LinkCheckQuery = z
   .object({
     token: LinkToken,

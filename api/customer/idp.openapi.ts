@@ -162,7 +162,9 @@ const rateLimits = (config: LimitsConfig) =>
 const TOKEN_RULES =
   "The ID token must be signed (RS256 or ES256) by a key of the provider's JWKS, come from IDP_ISSUER, be meant for " +
   'the expected client (audience), be unexpired (30 s clock skew) and at most 1 hour old, and carry email_verified ' +
-  'true. Name, e-mail and subject come only from the verified token; the body accepts no other field. The name ' +
+  'true. Name, e-mail and subject come only from the verified token; the body accepts no other field. The e-mail ' +
+  'is read by the rule of every e-mail field (an IDN domain in Arabic letters becomes its xn-- form, the domain lower ' +
+  'case) and one that rule cannot read counts as none (401 IDP_TOKEN_INVALID). The name ' +
   'claim is held to the rule of a typed name, never refused: line breaks and tabs become spaces, other control and ' +
   'bidirectional-override characters are dropped, white space is one space and trimmed, and it is cut to 100 ' +
   'characters between whole characters (an emoji is never halved); "" when nothing is left. Refusals: ' +

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { operations, type RouteSpec } from '../http/route.js';
 import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
-import { errorResponses, Instant, PersonName, Uuid } from '../http/schemas.js';
+import { errorResponses, Instant, PersonName, PersonPhone, Uuid } from '../http/schemas.js';
 import { IdText, successWith } from '../http/answer-schemas.js';
 import { FAILURE_REASONS } from '../../domain/journey-confirmation.js';
 import {
@@ -25,15 +25,12 @@ const IdempotencyKey = z
 const Traveller = z
   .object({
     name: PersonName.meta({ description: 'as printed on the ticket' }),
-    phone: z
-      .string()
-      .regex(/^\+[1-9]\d{7,14}$/, 'must be an international number: + then 8 to 15 digits')
-      .optional()
-      .meta({
-        description:
-          "contact of this traveller (E.164); the lead's (travellers[0]) is the booking's passenger_phone, else the " +
-          "account's. Optional, except for the lead when the account has no phone yet (409 TRAVELER_PROFILE_REQUIRED)",
-      }),
+    phone: PersonPhone.optional().meta({
+      description:
+        'contact of this traveller: international format with leading + (a Syrian number may keep its trunk 0), kept in ' +
+        "its E.164 form as sign-in stores it; the lead's (travellers[0]) is the booking's passenger_phone, else the " +
+        "account's. Optional, except for the lead when the account has no phone yet (409 TRAVELER_PROFILE_REQUIRED)",
+    }),
   })
   .strict()
   .meta({ id: 'JourneyTraveller' });

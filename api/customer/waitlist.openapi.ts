@@ -4,7 +4,7 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
 
 /** The OpenAPI side of POST /api/waitlist (api/customer/waitlist.ts). */
-export const WaitlistBody = z.object({ email: Email.max(254) }).strict();
+export const WaitlistBody = z.object({ email: Email() }).strict();
 
 const Joined = successWith(z.object({ joined: z.literal(true) }));
 

@@ -26,7 +26,7 @@ export const Company = z.object({
 
 export const LoginBody = z
   .object({
-    email: Email.max(254),
+    email: Email(),
     password: z.string().min(1).max(1024),
     companyId: Uuid.optional().meta({
       description:

@@ -166,7 +166,7 @@ export const BusBody = z
 
 export const DriverBody = z
   .object({
-    email: Email.max(200),
+    email: Email(200),
     // Printed on manifests and dispatch views: one line, nothing that makes it read as another name.
     name: PrintedText(2, 100).meta({ description: textRule(2, 100, 'line') }),
     password: z.string().min(10).max(128).meta({ description: 'initial password, 10 to 128 characters' }),

@@ -26,7 +26,7 @@ export const SettingsPatch = z
     nameAr: Name.optional().meta({ description: 'the company name in Arabic' }),
     nameEn: Name.optional().meta({ description: 'the company name in English' }),
     phone: Phone.nullable().optional(),
-    email: Email.max(254).toLowerCase().nullable().optional(),
+    email: Email().toLowerCase().nullable().optional(),
     addressAr: Address.optional(),
     addressEn: Address.optional(),
     cancellationCutoffMinutes: z

@@ -41,6 +41,23 @@ describe('OpenAPI document: the rules it states are the rules the server keeps',
     const settingsPhone = bodyOf('/dashboard/api/settings', 'patch').properties.phone;
     expect(JSON.stringify(settingsPhone)).toContain(JSON.stringify(phone.pattern));
 
+    // A person's phone on the booking routes: one pattern, the + forms sign-in reads (its trunk 0
+    // after +963 too), white space around them; a + number sign-in refuses is outside it.
+    const passengerPhone = bodyOf('/api/bookings', 'post').properties.passenger_phone;
+    expect(bodyOf('/api/bookings/round-trip', 'post').properties.passenger_phone.pattern).toBe(
+      passengerPhone.pattern,
+    );
+    expect(schemaAt('#/components/schemas/JourneyTraveller').properties.phone.pattern).toBe(
+      passengerPhone.pattern,
+    );
+    const personPattern = new RegExp(passengerPhone.pattern);
+    for (const example of passengerPhone.examples)
+      expect(isReservedDemoPhone(normalisePhone(example)!) && personPattern.test(example)).toBe(true);
+    for (const text of ['+963944123456', ' +9630944123456 ', '+96112345678'])
+      expect(personPattern.test(text), text).toBe(true);
+    for (const text of ['0944123456', '+96300944123456', '+9631234567', '+963 944 123 456'])
+      expect(personPattern.test(text), text).toBe(false);
+
     // Outside the pattern: refused with 400 INVALID_PHONE before anything is sent or stored.
     expect(pattern.test('0')).toBe(false);
     const refused = await app.request('/api/auth/customer/send-otp', {
@@ -224,6 +241,28 @@ describe('OpenAPI document: the rules it states are the rules the server keeps',
     expect(response.headers.get('allow')).toBe('POST');
     const documented = Object.keys(document.paths['/dashboard/api/trips/bulk']).map((m) => m.toUpperCase());
     expect(documented).toEqual(['POST']);
+  });
+
+  it('states the e-mail rule the server keeps, internationalised domains included', async () => {
+    const email = bodyOf('/api/waitlist', 'post').properties.email;
+    expect(email.format).toBe('idn-email');
+    const pattern = new RegExp(email.pattern);
+    for (const [address, accepted] of [
+      ['layla@example.com', true],
+      ['layla@example.xn--ogbpf8fl', true],
+      ['layla@Example.XN--OGBPF8FL', true],
+      ['layla@مثال.سورية', true],
+      ['layla@وزارة-2.example', true],
+      ['layla@example.c0m', false],
+      ['layla@bücher.example', false],
+      ['layla@مثال-.سورية', false],
+      ['layla@مـثال.com', false],
+      ['رنا@example.com', false],
+    ] as const) {
+      expect(pattern.test(address), address).toBe(accepted);
+      const response = await app.request('/api/waitlist', { method: 'POST', json: { email: address } });
+      expect(response.status === 400, `${address}: ${response.status} ${response.text}`).toBe(!accepted);
+    }
   });
 
   it('refuses an e-mail address with more than 64 characters before the @', async () => {

@@ -233,6 +233,29 @@ describe('POST /bookings', () => {
     await expectUntouched(app, lockId, 2);
   });
 
+  it('stores the passenger phone in the E.164 form sign-in stores for it, and refuses a + number sign-in cannot read', async () => {
+    const trip = await bookableTrip(app.db);
+    const caller = await mobileTraveller(app);
+    // Numbers sign-in refuses (a second trunk 0 after +963; 7 national digits): 400, nothing written.
+    const lockId = await lockSeats(app, caller, trip.tripId, ['2']);
+    const valid = bookingBody({ tripId: trip.tripId, seatNumbers: ['2'], seatLockSessionId: lockId });
+    for (const phone of ['+96300944123456', '+9631234567']) {
+      const refused = await postBooking(app, caller, { ...valid, passenger_phone: phone });
+      expect([refused.status, refused.body.errorCode], phone).toEqual([400, 'INVALID_PASSENGER_PHONE']);
+    }
+    await expectUntouched(app, lockId, 1);
+
+    // The Syrian trunk 0 after +963 is dropped, as sign-in drops it; the spaces around are trimmed.
+    const booked = await postBooking(app, caller, { ...valid, passenger_phone: ' +9630944123456 ' });
+    expect(booked.status, booked.text).toBe(201);
+    const { booking } = booked.body.data;
+    expect(booking.passenger_phone).toBe('+963944123456');
+    const [row] = await app.db.query(`select passenger_phone from bookings where id = $1`, [booking.id]);
+    expect(row).toEqual({ passenger_phone: '+963944123456' });
+    const read = await app.request(`/api/bookings/${booking.id}`, { headers: caller.headers });
+    expect(read.body.data.passenger_phone).toBe('+963944123456');
+  });
+
   it('books a seat lock under the labels it answered after the company renamed its seats; tickets carry the new labels', async () => {
     const trip = await bookableTrip(app.db);
     const caller = await webTraveller(app);
@@ -473,6 +496,26 @@ describe('POST /bookings/round-trip', () => {
     const retry = await postRoundTrip(app, caller, roundTripBody(outboundLock, returnLock, code));
     expect(retry.status, retry.text).toBe(200);
     expect(retry.body.data.order_id).toBe(data.order_id);
+  });
+
+  it('stores the passenger phone of both bookings in its E.164 form; a number sign-in cannot read is 400, holding nothing', async () => {
+    const pair = await roundTripPair(app);
+    const caller = await mobileTraveller(app);
+    const { outboundLock, returnLock } = await lockedPair(caller, pair);
+    const body = roundTripBody(outboundLock, returnLock);
+
+    const refused = await postRoundTrip(app, caller, { ...body, passenger_phone: '+96300955111222' });
+    expect([refused.status, refused.body.errorCode], refused.text).toEqual([400, 'INVALID_PASSENGER_PHONE']);
+    await expectUntouched(app, outboundLock, 2);
+    await expectUntouched(app, returnLock, 2);
+
+    const booked = await postRoundTrip(app, caller, { ...body, passenger_phone: '+9630955111222' });
+    expect(booked.status, booked.text).toBe(201);
+    const rows = await app.db.query<{ passenger_phone: string }>(
+      `select b.passenger_phone from bookings b join journeys j on j.id = b.journey_id where j.order_id = $1`,
+      [booked.body.data.order_id],
+    );
+    expect(rows).toEqual([{ passenger_phone: '+963955111222' }, { passenger_phone: '+963955111222' }]);
   });
 
   it('leaves nothing held and the voucher unused when the second leg fails', async () => {

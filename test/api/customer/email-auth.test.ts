@@ -432,6 +432,42 @@ describe('password recovery', () => {
     expect(malformed.body.errorCode).toBe('INVALID_EMAIL');
   });
 
+  it('recovers an account under an internationalised domain, the address sent as xn-- or in Arabic letters', async () => {
+    // xn--ogbpf8fl is Syria's top-level domain سورية as DNS writes it; the account holds that ASCII form.
+    const local = `layla-${randomUUID().slice(0, 8)}`;
+    const traveller = await travellerWithEmail(app, {
+      verified: true,
+      email: `${local}@example.xn--ogbpf8fl`,
+    });
+
+    const asStored = await forgot(traveller.email);
+    expect([asStored.status, asStored.body.errorCode], asStored.text).toEqual([200, undefined]);
+    // The test's SMTP server (smtp-server) reports the envelope's domain in Unicode; the message names the ASCII form.
+    const delivered = `${local}@example.سورية`;
+    const first = await mail.smtp.waitForMessage(delivered);
+    expect(first.subject).toContain('Reset your password');
+    expect(first.raw).toContain(traveller.email);
+
+    const inArabic = await forgot(`${local}@Example.سورية`);
+    expect([inArabic.status, inArabic.body.errorCode], inArabic.text).toEqual([200, undefined]);
+    await mail.smtp.waitForMessage(delivered, { count: 2 });
+    const [links] = await app.db.query<{ n: number }>(
+      `select count(*)::int as n from email_tokens where user_id = $1 and email = $2`,
+      [traveller.userId, traveller.email],
+    );
+    expect(links!.n).toBe(2);
+  });
+
+  it('refuses an address outside the e-mail rule and sends nothing', async () => {
+    const before = mail.smtp.messages.length;
+    for (const email of ['layla@example.c0m', 'layla@bücher.example', 'layla@مثال-.سورية']) {
+      const refused = await forgot(email);
+      expect([refused.status, refused.body.errorCode], email).toEqual([400, 'INVALID_EMAIL']);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(mail.smtp.messages.length).toBe(before);
+  });
+
   it('limits requests per e-mail address (3 per hour), known or not', async () => {
     for (const address of [newAddress(), (await travellerWithEmail(app, { verified: true })).email]) {
       for (let attempt = 0; attempt < 3; attempt++) expect((await forgot(address)).status).toBe(200);

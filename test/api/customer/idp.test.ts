@@ -222,6 +222,39 @@ describe('identity-provider sign-in', () => {
       expect(await usersWithEmail(email)).toEqual([]);
     });
 
+    it('keeps an address under an internationalised domain in the ASCII form password recovery takes', async () => {
+      const { mobile, mobileToken, usersWithEmail } = helpers();
+      const local = `layla-${randomUUID().slice(0, 8)}`;
+      // The provider may write Syria's top-level domain in Arabic letters; DNS (and the account) write xn--ogbpf8fl.
+      const response = await mobile(await mobileToken({ claims: { email: `${local}@Example.سورية` } }));
+      expect(response.status, response.text).toBe(200);
+      const email = `${local}@example.xn--ogbpf8fl`;
+      expect(response.body.data.user.email).toBe(email);
+      expect(await usersWithEmail(email)).toEqual([
+        expect.objectContaining({ id: response.body.data.user.id, email }),
+      ]);
+
+      const forgot = await app.request('/api/auth/forgot-password', { method: 'POST', json: { email } });
+      expect([forgot.status, forgot.body.errorCode], forgot.text).toEqual([200, undefined]);
+    });
+
+    it('refuses an address the e-mail rule cannot read as a token without one, and creates no account', async () => {
+      const { mobile, mobileToken, usersWithEmail } = helpers();
+      for (const email of [
+        'layla@localhost',
+        'layla khoury@example.test',
+        'رنا@example.test',
+        'layla@example.c0m',
+      ]) {
+        const sub = randomUUID();
+        expectError(await mobile(await mobileToken({ claims: { sub, email } })), 401, 'IDP_TOKEN_INVALID');
+        expect(await usersWithEmail(email), email).toEqual([]);
+        expect(await app.db.query('select 1 from user_identities where subject = $1', [sub]), email).toEqual(
+          [],
+        );
+      }
+    });
+
     it('refuses a token that is not a JWT', async () => {
       expectError(await helpers().mobile('not-a-token'), 401, 'IDP_TOKEN_INVALID');
     });

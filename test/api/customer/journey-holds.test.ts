@@ -659,6 +659,12 @@ describe('POST /journeys/{bookingId}/confirm', () => {
         status: 400,
         errorCode: 'VALIDATION_FAILED',
       },
+      {
+        // A second trunk 0 after +963: no number sign-in reads.
+        body: { ...good, travellers: [{ name: 'A', phone: '+96300944123456' }, { name: 'B' }] },
+        status: 400,
+        errorCode: 'VALIDATION_FAILED',
+      },
       { body: { ...good, idempotency_key: undefined }, status: 400, errorCode: 'VALIDATION_FAILED' },
       { body: { ...good, hold_batch_id: 'batch' }, status: 400, errorCode: 'VALIDATION_FAILED' },
       { body: { ...good, status: 'CONFIRMED' }, status: 400, errorCode: 'VALIDATION_FAILED' },
@@ -688,6 +694,39 @@ describe('POST /journeys/{bookingId}/confirm', () => {
       [`confirm:${caller.userId}`],
     );
     expect(records!.count).toBe(0);
+  });
+
+  it("keeps each traveller's phone in the E.164 form sign-in stores: on the booking, the tickets and the company's manifest", async () => {
+    const caller = await mobileTraveller(app);
+    const { quoted, holdBatchId, trip } = await heldJourney(app, caller, 2);
+    const confirmed = await confirmJourney(app, caller, quoted.journey_id, {
+      ...confirmBody(quoted, holdBatchId, 2),
+      // The Syrian trunk 0 after +963 is dropped, as sign-in drops it.
+      travellers: [
+        { name: 'Sami Haddad', phone: '+9630944123456' },
+        { name: 'Lina Khoury', phone: '+963955111222' },
+      ],
+    });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    const [booking] = await app.db.query(`select passenger_phone from bookings where journey_id = $1`, [
+      quoted.journey_id,
+    ]);
+    expect(booking).toEqual({ passenger_phone: '+963944123456' });
+    const tickets = await app.db.query<{ traveller_phone: string }>(
+      `select traveller_phone from journey_tickets where journey_id = $1 order by seat_number`,
+      [quoted.journey_id],
+    );
+    expect(tickets.map((ticket) => ticket.traveller_phone)).toEqual(['+963944123456', '+963955111222']);
+
+    const dispatcher = await staffSession(app.db, app.config, trip.companyId, 'DISPATCHER');
+    const room = await app.request(`/dashboard/api/trips/${trip.tripId}/dispatch`, {
+      headers: { Cookie: dispatcher.cookie },
+    });
+    expect(room.status, room.text).toBe(200);
+    expect(room.body.data.manifest.map((item: { phone: string | null }) => item.phone).sort()).toEqual([
+      '+963944123456',
+      '+963955111222',
+    ]);
   });
 
   it('refuses a released hold with 409 HOLD_CLOSED', async () => {
