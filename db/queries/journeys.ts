@@ -51,6 +51,18 @@ export const overdueScopeSql = (kind: string, id: string) =>
   `exists (select 1 from confirmation_requests overdue where overdue.scope_kind = ${kind}
            and overdue.scope_id = ${id} and ${overdueRequestSql('overdue')})`;
 
+/**
+ * Whether row `row` (an SQL alias of a bookings or journey_tickets row) is PENDING_CONFIRMATION in a
+ * journey whose scope is closed at a decision deadline (overdueScopeSql): over, though perhaps still
+ * written so. Its seat is free from that deadline, so it no longer counts as a traveller of its trip
+ * (./trip-manifest.ts), a booking that fixes the trip (./planning.ts tripHasBookingsSql), a seat
+ * label in use or a place of the unpaid cap (db/writes/inventory-caps.ts).
+ */
+export const overdueRequestRowSql = (row: string) =>
+  `(${row}.status = 'PENDING_CONFIRMATION' and exists (
+     select 1 from journeys sj where sj.id = ${row}.journey_id
+       and ${overdueScopeSql(journeyScopeSql('sj').kind, journeyScopeSql('sj').id)}))`;
+
 /** timestamptz arrives as PostgreSQL text from the pool (db/orm.ts); answers carry ISO 8601 UTC (`iso`). */
 const epochSeconds = (timestamp: string) => Math.floor(new Date(timestamp).getTime() / 1000);
 

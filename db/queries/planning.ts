@@ -10,6 +10,7 @@ import {
 import type { PlanningBus, PlanningStop } from '../../domain/trip-planning.js';
 import { expandTimetable, pendingDepartures } from '../../domain/trip-schedules.js';
 import { LIVE_ALLOCATION } from './inventory.js';
+import { overdueRequestRowSql } from './journeys.js';
 
 /**
  * What planning a trip reads: the bus and its seats, the driver, the route with its stops, the
@@ -282,9 +283,11 @@ export async function planningConflicts(
 
 /**
  * SQL: whether the trip `trip` has bookings — a live seat allocation (a held or sold seat) or a
- * booking that still travels. Such a trip keeps its bus, its pickup stop and its bus's layout.
+ * booking that still travels (a request past its decision deadline does not: ./journeys.ts
+ * overdueRequestRowSql). Such a trip keeps its bus, its pickup stop and its bus's layout.
  */
 export const tripHasBookingsSql = (trip: string) =>
   `(exists (select 1 from seat_allocations a where a.trip_id = ${trip} and ${LIVE_ALLOCATION})
     or exists (select 1 from bookings bk where bk.trip_id = ${trip}
-               and bk.status in ('HELD', 'PENDING_CONFIRMATION', 'CONFIRMED', 'CHECKED_IN')))`;
+               and bk.status in ('HELD', 'PENDING_CONFIRMATION', 'CONFIRMED', 'CHECKED_IN')
+               and not ${overdueRequestRowSql('bk')}))`;

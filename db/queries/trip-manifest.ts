@@ -1,7 +1,7 @@
 import { compareManifestPlaces, type Attendance, type ManifestItemType } from '../../domain/trip-dispatch.js';
 import type { Database } from '../orm.js';
 import { iso, isoOrNull } from '../row-fields.js';
-import { journeyScopeSql, overdueScopeSql } from './journeys.js';
+import { overdueRequestRowSql } from './journeys.js';
 import { amountDueSql } from './payments.js';
 
 /**
@@ -153,13 +153,11 @@ const VISIT_COLUMNS = `bc.id as board_call_id, bc.sequence as board_sequence, bs
 
 /**
  * SQL boolean: journey ticket `k` is a traveller of its trip: valid or used, or pending confirmation
- * in a journey or order not closed at a decision deadline (./journeys.ts overdueScopeSql: its seat is
- * free from that deadline, perhaps sold again, though no worker has released the scope yet).
+ * in a journey or order not closed at a decision deadline (./journeys.ts overdueRequestRowSql: its
+ * seat is free from that deadline, perhaps sold again, though no worker has released the scope yet).
  */
 export const ticketTravellerSql = (k: string) =>
-  `(${k}.status in ('VALID', 'USED') or (${k}.status = 'PENDING_CONFIRMATION' and not exists (
-     select 1 from journeys sj where sj.id = ${k}.journey_id
-       and ${overdueScopeSql(journeyScopeSql('sj').kind, journeyScopeSql('sj').id)})))`;
+  `(${k}.status in ('VALID', 'USED', 'PENDING_CONFIRMATION') and not ${overdueRequestRowSql(k)})`;
 
 /** SQL boolean: bookings row `b` is a legacy traveller of its trip: live, and without a ticket on that trip. */
 export const legacyTravellerSql = (b: string) =>

@@ -7,6 +7,7 @@ import {
 } from '../../domain/inventory-caps.js';
 import { Refusal } from '../../domain/refusal.js';
 import { BOOKABLE_TRIP_SQL } from '../queries/inventory.js';
+import { overdueRequestRowSql } from '../queries/journeys.js';
 import { amountDueSql } from '../queries/payments.js';
 import { JourneyRefusal } from './journeys/scope.js';
 
@@ -127,7 +128,8 @@ const BOOKING_DEPARTURE_SQL = `(coalesce(
  * 409 UNPAID_BOOKING_LIMIT_REACHED when `adding` bookings more would take the account past its
  * cap. Unpaid live bookings: payment UNPAID with something to pay (a booking of total 0, such as
  * one on a free-trip voucher, can never be paid: NOTHING_TO_COLLECT), status HELD,
- * PENDING_CONFIRMATION or CONFIRMED, on a trip that has not left: still SCHEDULED, BOARDING or
+ * PENDING_CONFIRMATION (until its decision deadline, whether or not a worker has released its scope
+ * yet: overdueRequestRowSql) or CONFIRMED, on a trip that has not left: still SCHEDULED, BOARDING or
  * DELAYED and its departure from the booking's boarding stop (with the trip's delay) still ahead.
  * Once it leaves, the cash is collected on board or the seat is a no-show; a trip that ran on its
  * timetable without ever being dispatched stays SCHEDULED, and its bookings, which can no longer be
@@ -143,8 +145,8 @@ export async function requireUnpaidWithinCap(
   const { rows } = await q.query<{ unpaid: number }>(
     `select count(*)::int as unpaid from bookings k join trips t on t.id = k.trip_id
      where k.owner_user_id = $1 and k.payment_status = 'UNPAID' and ${amountDueSql('k')}
-       and k.status in ('HELD', 'PENDING_CONFIRMATION', 'CONFIRMED') and ${BOOKABLE_TRIP_SQL}
-       and ${BOOKING_DEPARTURE_SQL} > now()`,
+       and k.status in ('HELD', 'PENDING_CONFIRMATION', 'CONFIRMED') and not ${overdueRequestRowSql('k')}
+       and ${BOOKABLE_TRIP_SQL} and ${BOOKING_DEPARTURE_SQL} > now()`,
     [userId],
   );
   const refusal = unpaidBookingsRefusal(caps.unpaidBookings, rows[0]!.unpaid, adding);

@@ -204,3 +204,25 @@ export async function firstCallDueAgo(db: Database, tripId: string, minutesAgo: 
   );
   await shiftTripPlan(db, tripId, shift);
 }
+
+/**
+ * Moves the decision deadline of REQUESTED journeys (each its own scope) a minute into the past, as
+ * if the companies' window had run out and no worker had released them yet: their pending requests,
+ * the journeys' confirmation_deadline, and the seats they hold until then.
+ */
+export async function decisionWindowRanOut(db: Database, journeyIds: string[]): Promise<void> {
+  await db.query(
+    `update confirmation_requests set deadline = now() - interval '1 minute'
+     where scope_kind = 'JOURNEY' and scope_id = any($1::uuid[]) and status = 'PENDING'`,
+    [journeyIds],
+  );
+  await db.query(
+    `update journeys set confirmation_deadline = now() - interval '1 minute' where id = any($1::uuid[])`,
+    [journeyIds],
+  );
+  await db.query(
+    `update seat_allocations set expires_at = now() - interval '1 minute'
+     where owner_kind = 'JOURNEY' and owner_id = any($1::uuid[]) and status = 'HELD'`,
+    [journeyIds],
+  );
+}

@@ -11,6 +11,7 @@ import { PG_UNIQUE_VIOLATION, pgCode } from '../../pg-errors.js';
 import type { Database, TransactionClient } from '../../orm.js';
 import { LIVE_ALLOCATION } from '../../queries/inventory.js';
 import { tripHasBookingsSql } from '../../queries/planning.js';
+import { ticketTravellerSql } from '../../queries/trip-manifest.js';
 import { saveBusLayout, type SavedLayout } from '../catalogue.js';
 import { companyTransaction } from '../active-company.js';
 import { auditAct, type StaffAct } from './act.js';
@@ -124,13 +125,14 @@ async function seatsStillSold(client: TransactionClient, busId: string, document
 
 /**
  * The seat labels travellers hold on the bus's trips still to run or on the road: the one printed on
- * each live ticket, and the active layout's label of each held or sold seat.
+ * the ticket of each traveller of the trip (a request past its decision deadline holds none:
+ * ticketTravellerSql), and the active layout's label of each held or sold seat.
  */
 async function seatLabelsInUse(client: TransactionClient, busId: string): Promise<SeatLabelInUse[]> {
   const { rows } = await client.query<SeatLabelInUse>(
     `select k.seat_id as "seatId", k.seat_number as "seatNumber"
      from journey_tickets k join trips t on t.id = k.trip_id
-     where ${RIDING_TRIP} and k.status in ('PENDING_CONFIRMATION', 'VALID', 'USED')
+     where ${RIDING_TRIP} and ${ticketTravellerSql('k')}
      union
      select a.seat_id, ls.seat_number
      from seat_allocations a join trips t on t.id = a.trip_id

@@ -12,16 +12,18 @@ import {
 } from '../../support/bookings.js';
 import { useTestApp, type TestApp, type TestResponse } from '../../support/harness.js';
 import {
+  bookJourney,
   confirmJourney,
   holdForConfirm,
   holdJourney,
   mobileTraveller,
   quote,
+  setConfirmation,
   tripOf,
   webTraveller,
   type Caller,
 } from '../../support/journeys.js';
-import { shiftTripPlan } from '../../support/journey-rows.js';
+import { decisionWindowRanOut, shiftTripPlan } from '../../support/journey-rows.js';
 import { legacyPassengerBooking } from '../../support/legacy-bookings.js';
 import { creditPoints, giveReward, loyaltyProgram, redeemVoucher } from '../../support/loyalty.js';
 
@@ -488,6 +490,32 @@ describe('inventory caps per account', () => {
     await app.db.query(`update trips set delay_minutes = 20 where id = $1`, [late.tripId]);
     const booked = await postBooking(app, traveller, body);
     expect(booked.status, booked.text).toBe(201);
+  });
+
+  it('counts a request awaiting the company until its decision deadline, not until a worker releases it', async () => {
+    const manual = await tripOf(app.db);
+    await setConfirmation(app.db, manual.companyId, { mode: 'MANUAL_CONFIRM' });
+    const traveller = await mobileTraveller(app);
+    const requested: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      const booked = await bookJourney(app, traveller, [{ trip: manual }]);
+      expect(booked.confirmed.body.data.confirmation.status).toBe('REQUESTED');
+      requested.push(booked.journeyId);
+    }
+    // Awaiting the company's decision, the three requests fill the cap.
+    const early = await quote(app, traveller, [{ trip: await tripOf(app.db) }]);
+    const refused = await holdJourney(app, traveller, early.journey_id, { quote_id: early.quote_id });
+    expectRefused(refused, 409, 'UNPAID_BOOKING_LIMIT_REACHED');
+    expect(refused.body.details).toEqual({ limit: 3, unpaid: 3 });
+    expect(
+      await app.db.query(`select 1 from seat_allocations where owner_id = $1`, [early.journey_id]),
+    ).toEqual([]);
+
+    // The company never decided: the window ran out a minute ago, and no worker has released them yet.
+    await decisionWindowRanOut(app.db, requested);
+    const late = await quote(app, traveller, [{ trip: await tripOf(app.db) }]);
+    const held = await holdJourney(app, traveller, late.journey_id, { quote_id: late.quote_id });
+    expect([held.status, held.body.errorCode], held.text).toEqual([200, undefined]);
   });
 });
 

@@ -6,8 +6,8 @@ import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blo
 import { bookingBody, lockSeats, postBooking, requestSeatLock } from '../../support/bookings.js';
 import { atDamascus, createCompany, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
-import { staffSession } from '../../support/journey-rows.js';
-import { webTraveller } from '../../support/journeys.js';
+import { decisionWindowRanOut, staffSession } from '../../support/journey-rows.js';
+import { bookJourney, mobileTraveller, setConfirmation, webTraveller } from '../../support/journeys.js';
 import { dashboard, planningSnapshot, planningWorld, type PlanningWorld } from '../../support/planning.js';
 import { createStaffMember } from '../../support/staff.js';
 import { demotedWhileWriting, suspendedWhileWriting } from '../../support/suspension.js';
@@ -362,6 +362,74 @@ describe('fleet: bus templates, buses, layouts and drivers', () => {
       expect([saved.status, saved.body.errorCode]).toEqual([409, 'LAYOUT_SEAT_NUMBERS_IN_USE']);
       expect(saved.body.details.seatNumbers).toEqual(['1']);
       expect(afterSave).toEqual(before);
+    });
+
+    it("frees a request's seat label and the bus's layout once its decision deadline passed, before any worker releases it", async () => {
+      const manual = await planningWorld(app);
+      await setConfirmation(app.db, manual.companyId, { mode: 'MANUAL_CONFIRM' });
+      const bus = await dashboard(app, manual.sessions.OWNER, 'POST', '/buses', {
+        plate_number: `P ${Math.random().toString(36).slice(2, 8)}`,
+        template_id: 'standard-2x2',
+      });
+      expect(bus.status, bus.text).toBe(201);
+      const busId = bus.body.data.bus.id as string;
+      const trip = await createTrip(app.db, {
+        companyId: manual.companyId,
+        busId,
+        routeId: manual.routeId,
+        departAt: atDamascus(futureDay(5), '09:00'),
+        calls: [
+          { stop: manual.originStop, at: 0 },
+          { stop: manual.destinationStop, at: 200 },
+        ],
+      });
+      const booked = await bookJourney(app, await mobileTraveller(app), [
+        {
+          trip: {
+            companyId: manual.companyId,
+            tripId: trip.id,
+            stopCallIds: trip.stopCallIds,
+            seatCount: 48,
+          },
+        },
+      ]);
+      expect(booked.confirmed.body.data.confirmation.status).toBe('REQUESTED');
+      const [ticket] = await app.db.query<{ seat_id: string; seat_number: string }>(
+        `select seat_id, seat_number from journey_tickets where journey_id = $1`,
+        [booked.journeyId],
+      );
+      // Another seat takes the request's printed label; its own seat gets a new one.
+      const relabelled = coachLayout({ rows: 12, pattern: '2+2' });
+      const other = relabelled.elements.find(
+        (element) => element.seatId && element.seatId !== ticket!.seat_id,
+      )!;
+      const otherLabel = other.seatNumber;
+      other.seatNumber = ticket!.seat_number;
+      seatElement(relabelled, ticket!.seat_id).seatNumber = otherLabel;
+      const relabel = () =>
+        dashboard(app, manual.sessions.OWNER, 'PUT', `/buses/${busId}/layout`, {
+          layoutDocument: relabelled,
+          saveMode: 'active',
+        });
+      const archive = () => dashboard(app, manual.sessions.OWNER, 'DELETE', `/buses/${busId}/layout`);
+
+      // Awaiting the company's decision, the request holds its seat and the label printed on its ticket.
+      const before = await planningSnapshot(app.db, manual.companyId);
+      const moved = await relabel();
+      expect([moved.status, moved.body.errorCode]).toEqual([409, 'LAYOUT_SEAT_NUMBERS_IN_USE']);
+      expect(moved.body.details.seatNumbers).toEqual([ticket!.seat_number]);
+      const kept = await archive();
+      expect([kept.status, kept.body.errorCode]).toEqual([409, 'BUS_HAS_BOOKED_TRIPS']);
+      expect(await planningSnapshot(app.db, manual.companyId)).toEqual(before);
+
+      // The company never decided: the window ran out a minute ago, and no worker has released it yet.
+      await decisionWindowRanOut(app.db, [booked.journeyId]);
+      const saved = await relabel();
+      const archived = await archive();
+      expect({
+        relabel: [saved.status, saved.body.errorCode],
+        archive: [archived.status, archived.body.errorCode],
+      }).toEqual({ relabel: [200, undefined], archive: [200, undefined] });
     });
 
     it('never leaves a held seat outside the active layout when a seat lock meets a layout save or archive', async () => {

@@ -5,7 +5,8 @@ import { answeredOrWaiting, holdLock, waitersOf } from '../../drills/support/blo
 import { lockSeats } from '../../support/bookings.js';
 import { atDamascus, createBus, createStop, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
-import { webTraveller } from '../../support/journeys.js';
+import { decisionWindowRanOut } from '../../support/journey-rows.js';
+import { bookJourney, mobileTraveller, setConfirmation, webTraveller } from '../../support/journeys.js';
 import { createStaffMember } from '../../support/staff.js';
 import { demotedWhileWriting, suspendedWhileWriting } from '../../support/suspension.js';
 import {
@@ -479,6 +480,50 @@ describe('GET and POST /dashboard/api/trips', () => {
         [tripId],
       );
       expect(trip!.pickup_stop_id).toBe(world.originStop.id);
+    });
+
+    it("frees the trip's bus and pickup stop once a request's decision deadline passed, before any worker releases it", async () => {
+      const manual = await planningWorld(app);
+      const body = {
+        route_id: manual.routeId,
+        bus_id: manual.bus.id,
+        driver_id: manual.driverId,
+        pickup_stop_id: manual.originStop.id,
+        departure_at: atDamascus(futureDay(19), '08:00').toISOString(),
+        price_base: 30_000,
+        price_vip: 45_000,
+      };
+      const created = await dashboard(app, manual.sessions.OWNER, 'POST', '/trips', body);
+      expect(created.status, created.text).toBe(201);
+      const tripId = created.body.data.id as string;
+      const calls = await app.db.query<{ id: string }>(
+        `select id from trip_stop_calls where trip_id = $1 order by sequence`,
+        [tripId],
+      );
+      await setConfirmation(app.db, manual.companyId, { mode: 'MANUAL_CONFIRM' });
+      const trip = {
+        companyId: manual.companyId,
+        tripId,
+        stopCallIds: calls.map((call) => call.id),
+        seatCount: manual.bus.seatCount,
+      };
+      const booked = await bookJourney(app, await mobileTraveller(app), [{ trip }]);
+      expect(booked.confirmed.body.data.confirmation.status).toBe('REQUESTED');
+      const moved = { ...body, trip_id: tripId, pickup_stop_id: manual.originStop2.id };
+
+      // Awaiting the company's decision, the request holds its seat: the pickup stop is fixed.
+      const before = await planningSnapshot(app.db, manual.companyId);
+      const refused = await dashboard(app, manual.sessions.OWNER, 'POST', '/trips', moved);
+      expect([refused.status, refused.body.errorCode]).toEqual([409, 'TRIP_HAS_BOOKINGS']);
+      expect(await planningSnapshot(app.db, manual.companyId)).toEqual(before);
+
+      // The company never decided: the window ran out a minute ago, and no worker has released it yet.
+      await decisionWindowRanOut(app.db, [booked.journeyId]);
+      const seats = await app.request(`/api/trips/${tripId}/seats`);
+      expect(seats.body.data.seats.every((seat: { available: boolean }) => seat.available)).toBe(true);
+      const replanned = await dashboard(app, manual.sessions.OWNER, 'POST', '/trips', moved);
+      expect([replanned.status, replanned.body.errorCode], replanned.text).toEqual([200, undefined]);
+      expect(replanned.body.data.pickupLocation.id).toBe(manual.originStop2.id);
     });
 
     it('plans one trip when two plans of the same departure of a route, on other buses and drivers, arrive at once', async () => {
