@@ -50,6 +50,20 @@ export function poolPerApiProcess(poolMax: number, processes: number): number {
   return Math.max(Math.min(2, poolMax), Math.floor(poolMax / processes));
 }
 
+/**
+ * The CSV and JSON report streams one API process serves at once (REPORT_STREAMS_MAX, given its
+ * share of the pool): each holds a pooled connection until its last byte is written, so they never
+ * take every connection of the process. Unset: half its pool; never more than the pool less one;
+ * at least 1 (a pool of one connection is shared with that one stream).
+ */
+export function reportStreamsPerProcess(config: {
+  DATABASE_POOL_MAX: number;
+  REPORT_STREAMS_MAX?: number | undefined;
+}): number {
+  const wanted = config.REPORT_STREAMS_MAX ?? Math.floor(config.DATABASE_POOL_MAX / 2);
+  return Math.max(1, Math.min(wanted, config.DATABASE_POOL_MAX - 1));
+}
+
 type DeploymentSettings = {
   TEMPORAL_TLS_CERT_PEM?: string | undefined;
   TEMPORAL_TLS_KEY_PEM?: string | undefined;

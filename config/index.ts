@@ -72,6 +72,12 @@ export const ConfigSchema = z
      * best on 2 cores). Every parameter of DATABASE_URL (sslmode, application_name, ...) applies.
      */
     DATABASE_POOL_MAX: wholeNumber({ min: 1, max: 200, default: 6 }),
+    /**
+     * How long a request waits for one of its process's pooled connections (or for a new one to
+     * connect), in milliseconds; then it answers 503 SERVICE_UNAVAILABLE with Retry-After instead of
+     * hanging. Generous: a pool that is merely busy hands a connection over within milliseconds.
+     */
+    DATABASE_POOL_ACQUIRE_TIMEOUT_MS: wholeNumber({ min: 100, max: 600_000, default: 10_000 }),
     /** API_PROCESSES and the Temporal settings (address, namespace, TLS, API key): config/deployment.ts. */
     ...deploymentSettings,
     /** Signs and verifies traveller access tokens (HS256). At least 32 characters. */
@@ -201,6 +207,18 @@ export const ConfigSchema = z
     ANALYTICS_RATE_LIMIT_PER_MINUTE: wholeNumber({ min: 0, default: 60 }),
     /** GET /dashboard/api/reports exports per company user per minute; 0 disables the limit. */
     REPORT_RATE_LIMIT_PER_MINUTE: wholeNumber({ min: 0, default: 20 }),
+    /**
+     * CSV and JSON reports one API process streams at once, each holding one of its pooled
+     * connections until its last byte is written; one more is 503 SERVICE_UNAVAILABLE with
+     * Retry-After. Unset: half the process's pool; never more than the pool less one (at least 1,
+     * config/deployment.ts `reportStreamsPerProcess`).
+     */
+    REPORT_STREAMS_MAX: z.coerce.number().int().min(1).max(200).optional(),
+    /**
+     * A CSV or JSON report stream whose client has taken none of its bytes for this many seconds
+     * (the socket does not drain) is ended: the response is cut off and its connection goes back.
+     */
+    REPORT_STREAM_STALL_SECONDS: wholeNumber({ min: 1, max: 3600, default: 30 }),
     /**
      * GET /driver/api/revocations requests per client IP per minute; 0 disables the limit. Generous:
      * the scanners of a whole depot may poll from behind one NAT address.

@@ -139,14 +139,28 @@ const MIGRATIONS = [
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */
 export const migrationsList = MIGRATIONS.map((migration) => ({ name: migration.name, class: migration }));
 
-export function ormConfig(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>) {
+/**
+ * What a pool is made from. DATABASE_POOL_ACQUIRE_TIMEOUT_MS bounds the wait for a connection (a
+ * free one, or a new one connecting): past it pg-pool fails the query with "timeout exceeded when
+ * trying to connect", which the API answers 503 with Retry-After (api/http/unavailable.ts) instead of
+ * hanging while every connection is taken. Left out (a test's or a benchmark's own pool), it waits.
+ */
+export type PoolSettings = Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'> &
+  Partial<Pick<Config, 'DATABASE_POOL_ACQUIRE_TIMEOUT_MS'>>;
+
+export function ormConfig(config: PoolSettings) {
   return defineConfig({
     clientUrl: config.DATABASE_URL,
     entities: allEntities,
     pool: { min: 0, max: config.DATABASE_POOL_MAX },
     // pg reads the whole URL, so its parameters (sslmode, application_name, options, ...) apply:
     // MikroORM's own parsing keeps only the host, port, user, password, database and schema.
-    driverOptions: { connectionString: config.DATABASE_URL },
+    driverOptions: {
+      connectionString: config.DATABASE_URL,
+      ...(config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS
+        ? { connectionTimeoutMillis: config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS }
+        : {}),
+    },
     extensions: [Migrator],
     // Silent: callers say what was applied (scripts/migrate.ts, scripts/seed.ts), tests say nothing.
     migrations: { migrationsList, transactional: true, allOrNothing: true, snapshot: false, silent: true },
@@ -203,7 +217,7 @@ export interface InitDatabaseOptions {
 }
 
 export async function initDatabase(
-  config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>,
+  config: PoolSettings,
   options: InitDatabaseOptions = {},
 ): Promise<Database> {
   const orm = await MikroORM.init(ormConfig(config));

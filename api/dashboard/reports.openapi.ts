@@ -71,7 +71,11 @@ const FORMATS =
   'and bookings, only for the roles that may export the revenue report, so never for a DISPATCHER; occupancy per ' +
   'route for revenue, trips and occupancy), the table whose header row repeats on ' +
   'every page, the totals, and a footer with the company and page numbers; it is an immutable snapshot rendered ' +
-  'by the document-render workflow, its SHA-256 recorded before any byte is sent (Content-Digest).';
+  'by the document-render workflow, its SHA-256 recorded before any byte is sent (Content-Digest). A CSV or JSON ' +
+  'stream holds a database connection until its last byte, so each API process streams at most ' +
+  'REPORT_STREAMS_MAX at once (default half its connection pool): one more is 503 SERVICE_UNAVAILABLE with ' +
+  'Retry-After (try again shortly; nothing recorded), and a download whose client takes none of its bytes for ' +
+  'REPORT_STREAM_STALL_SECONDS (default 30) is cut off (a response without its end, recorded export_failed).';
 const STATES =
   `Report states (SPEC "Errors"), recorded per request in report_exports with the row count and the SHA-256 and ` +
   'size of the file: ready (rows), no_data (a valid file without rows: the CSV header, JSON rows [], a PDF ' +

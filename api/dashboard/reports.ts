@@ -1,12 +1,14 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
+import { reportStreamsPerProcess } from '../../config/deployment.js';
 import { mayExportAny } from '../../domain/reports.js';
 import type { AppContext } from '../app.js';
 import type { StaffPrincipal } from '../auth/staff-session.js';
 import { sendPdf } from '../documents/send.js';
 import { minuteLimiter } from '../http/rate-limit.js';
 import type { Surface } from '../http/route.js';
-import { exportReport, refuseReport, type ReportAsk } from '../use-cases/reports.js';
+import { streamSlots } from '../use-cases/report-streams.js';
+import { exportReport, refuseReport, type ReportAsk, type ReportContext } from '../use-cases/reports.js';
 import { authorize } from './guards.js';
 import { staffRoute } from './staff-route.js';
 import { docs, ReportQuery } from './reports.openapi.js';
@@ -26,6 +28,11 @@ const askOf = (ctx: Context, staff: StaffPrincipal, query: z.output<typeof Repor
 /** GET /reports: a company report as CSV, JSON or PDF (the roles per type are domain/reports.ts REPORT_ROLES). */
 export function registerReportRoutes(surface: Surface, context: AppContext): void {
   const limiter = minuteLimiter(context.db, 'dashboard-reports', context.config.REPORT_RATE_LIMIT_PER_MINUTE);
+  // The CSV and JSON streams this process serves at once, each holding a pooled connection.
+  const reports: ReportContext = {
+    ...context,
+    reportStreams: streamSlots(reportStreamsPerProcess(context.config)),
+  };
 
   /**
    * The route's guard: a role that may export no report at all (STAFF) gets its 403 before the query
@@ -49,7 +56,7 @@ export function registerReportRoutes(surface: Surface, context: AppContext): voi
     query: ReportQuery,
     handler: async (ctx, staff, { query }) => {
       await limiter.consume(ctx, staff.staffUserId);
-      const answer = await exportReport(context, askOf(ctx, staff, query));
+      const answer = await exportReport(reports, askOf(ctx, staff, query));
       ctx.set('X-Report-Id', answer.exportId);
       ctx.set('X-Report-State', answer.state);
       if (answer.kind === 'pdf') {

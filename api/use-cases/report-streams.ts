@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
+import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
 import type { CompanySettingsView } from '../../db/queries/company-settings.js';
 import type { Database } from '../../db/orm.js';
@@ -41,6 +42,51 @@ export interface StreamedReport {
 interface Writer {
   db: Database;
   logger: Logger;
+  /** REPORT_STREAM_STALL_SECONDS; without it (a stream read in process) a stream never stalls. */
+  config?: Pick<Config, 'REPORT_STREAM_STALL_SECONDS'>;
+}
+
+/**
+ * The most bytes one chunk of the stream carries: the response takes them chunk by chunk as its
+ * socket drains, so a client reading slowly but steadily takes one within the stall deadline, and a
+ * stream buffers at most 16 of them (Readable.from's high-water mark) however long its batches.
+ */
+const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * The streamed exports one API process serves at once (config/deployment.ts
+ * `reportStreamsPerProcess`): `take` gives a slot's release, or null when all are taken.
+ */
+export interface StreamSlots {
+  take(): (() => void) | null;
+}
+
+export function streamSlots(max: number): StreamSlots {
+  let taken = 0;
+  return {
+    take: () => {
+      if (taken >= max) return null;
+      taken += 1;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        taken -= 1;
+      };
+    },
+  };
+}
+
+/**
+ * What ends a stream whose client took none of its bytes for REPORT_STREAM_STALL_SECONDS. Its
+ * headers are sent, so nothing of it reaches the client: `expose` keeps Koa's default error printer
+ * quiet (the stream logs it once itself, without a stack).
+ */
+class StreamStalled extends Error {
+  readonly expose = true;
+  constructor(readonly stallSeconds: number) {
+    super(`the client took no bytes for ${stallSeconds} s`);
+  }
 }
 
 interface Pieces {
@@ -56,6 +102,9 @@ interface Pieces {
 interface Ending {
   completed: boolean;
   stop: (cause?: unknown) => Promise<void>;
+  /** A chunk waits for the client: the stall deadline runs until `taken`. */
+  waiting: () => void;
+  taken: () => void;
 }
 
 /**
@@ -64,23 +113,45 @@ interface Ending {
  * that was read stops in its generator's finally, before the stream errors or closes. Koa ends a
  * HEAD, or a response whose client has left, without reading the body and destroys the stream:
  * its generator never started, and return() on it skips the finally, so the close stops it.
+ *
+ * A client that stops reading (a paused download, a phone gone quiet with its socket open) would
+ * keep the cursor's connection, idle in its transaction, for as long as it keeps the socket: once
+ * a chunk has waited REPORT_STREAM_STALL_SECONDS to be taken, the stream is destroyed, which cuts
+ * the response off (Koa pipes it with stream.pipeline) and stops the stream as above, recorded
+ * with error_code REPORT_STREAM_STALLED and logged in one line.
  */
 function recordedStream(writer: Writer, report: StreamedReport, pieces: Pieces): Readable {
   let stopping: Promise<void> | undefined;
+  let deadline: NodeJS.Timeout | undefined;
+  const stallSeconds = writer.config?.REPORT_STREAM_STALL_SECONDS;
   const ending: Ending = {
     completed: false,
     stop: (cause) =>
       (stopping ??= (async () => {
-        writer.logger.warn(
-          { requestId: report.requestId, exportId: report.exportId, err: cause },
-          'report stream stopped before its end',
-        );
+        const context = { requestId: report.requestId, exportId: report.exportId };
+        if (cause instanceof StreamStalled) {
+          writer.logger.warn(
+            { ...context, stallSeconds: cause.stallSeconds },
+            'report stream ended: its client stopped reading',
+          );
+        } else {
+          writer.logger.warn({ ...context, err: cause }, 'report stream stopped before its end');
+        }
         await report.rows.return(undefined).catch(() => undefined);
-        await failExport(writer.db, report.exportId, 'REPORT_STREAM_INTERRUPTED').catch(() => undefined);
+        const errorCode =
+          cause instanceof StreamStalled ? 'REPORT_STREAM_STALLED' : 'REPORT_STREAM_INTERRUPTED';
+        await failExport(writer.db, report.exportId, errorCode).catch(() => undefined);
       })()),
+    waiting: () => {
+      if (stallSeconds === undefined) return;
+      deadline = setTimeout(() => body.destroy(new StreamStalled(stallSeconds)), stallSeconds * 1000);
+      deadline.unref();
+    },
+    taken: () => clearTimeout(deadline),
   };
   const body = Readable.from(recorded(writer.db, report, pieces, ending));
   body.once('close', () => {
+    clearTimeout(deadline);
     if (!ending.completed) void ending.stop();
   });
   return body;
@@ -102,15 +173,24 @@ async function* recorded(
     size += chunk.length;
     return chunk;
   };
+  /** The text's bytes, at most CHUNK_BYTES a chunk, each waiting for the client at most the stall deadline. */
+  async function* sent(text: string): AsyncGenerator<Buffer> {
+    const bytes = emit(text);
+    for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
+      ending.waiting();
+      yield bytes.subarray(at, at + CHUNK_BYTES);
+      ending.taken();
+    }
+  }
   try {
-    yield emit(pieces.head);
+    yield* sent(pieces.head);
     for (let batch = report.first; !batch.done; batch = await report.rows.next()) {
       let text = '';
       for (const row of batch.value) {
         text += pieces.row(row, totals.rowCount);
         totals.add(row);
       }
-      yield emit(text);
+      yield* sent(text);
     }
     const tail = emit(pieces.tail(totals));
     await finishExport(db, report.exportId, { rowCount: totals.rowCount, sha256: hash.digest('hex'), size });

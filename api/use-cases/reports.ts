@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import type { Config } from '../../config/index.js';
 import { readCompanySettings, type CompanySettingsView } from '../../db/queries/company-settings.js';
 import { reportRowBatches, type ReportQuery } from '../../db/queries/reports.js';
 import { recordAccess } from '../../db/writes/documents.js';
@@ -21,7 +22,7 @@ import {
   type ReportColumn,
   type ReportState,
 } from '../../domain/reports.js';
-import { Refusal } from '../http/errors.js';
+import { Refusal, unavailableFor } from '../http/errors.js';
 import {
   renderedDocument,
   renderUnavailable,
@@ -29,7 +30,7 @@ import {
   type RenderedDocument,
 } from '../temporal/document-render-client.js';
 import { readPdfReport, reportSnapshotData } from './report-pdf.js';
-import { csvStream, jsonStream, type StreamedReport } from './report-streams.js';
+import { csvStream, jsonStream, type StreamedReport, type StreamSlots } from './report-streams.js';
 
 /**
  * GET /reports: checks the role, then the period, records the request in report_exports, and makes
@@ -38,6 +39,12 @@ import { csvStream, jsonStream, type StreamedReport } from './report-streams.js'
  */
 export interface ReportAsk extends Omit<ExportRequest, 'requestedBy'> {
   staff: { staffUserId: string; role: string };
+}
+
+/** What an export needs beside the render's: its process's stream slots and the stall deadline. */
+export interface ReportContext extends RenderContext {
+  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'REPORT_STREAM_STALL_SECONDS'>;
+  reportStreams: StreamSlots;
 }
 
 export type ReportAnswer =
@@ -93,7 +100,7 @@ export async function refuseReport(
   );
 }
 
-export async function exportReport(context: RenderContext, ask: ReportAsk): Promise<ReportAnswer> {
+export async function exportReport(context: ReportContext, ask: ReportAsk): Promise<ReportAnswer> {
   const request: ExportRequest = { ...ask, requestedBy: ask.staff.staffUserId };
   if (!mayExport(ask.staff.role, ask.type)) return refuseReport(context, ask.staff.role, request);
   const period = periodRefusal(ask.from, ask.to);
@@ -101,10 +108,35 @@ export async function exportReport(context: RenderContext, ask: ReportAsk): Prom
   const company = await readCompanySettings(context.db, ask.companyId);
   // The role's columns decide every format's header, rows and totals: no money for a DISPATCHER.
   const columns = reportColumnsFor(ask.type, ask.staff.role);
-  const keys = columns.map((column) => column.key);
   const query = { companyId: ask.companyId, type: ask.type, from: ask.from, to: ask.to, locale: ask.locale };
   if (ask.format === 'pdf') return pdfReport(context, { ask, request, company, columns, query });
 
+  // A stream holds a pooled connection until its last byte: past the process's slots, the export is
+  // refused before anything is recorded, so streams never take every connection from other requests.
+  const release = context.reportStreams.take();
+  if (!release) {
+    throw unavailableFor(
+      'SERVICE_UNAVAILABLE',
+      'Too many report downloads are running at once; try again shortly',
+    );
+  }
+  try {
+    const answer = await streamedReport(context, ask.format, { ask, request, company, columns, query });
+    answer.body.once('close', release);
+    return answer;
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+/** A CSV or JSON export: its rows' cursor read from, its file streamed as they come. */
+async function streamedReport(
+  context: ReportContext,
+  format: keyof typeof CONTENT_TYPES,
+  { ask, request, company, columns, query }: ExportAsk,
+): Promise<Extract<ReportAnswer, { kind: 'stream' }>> {
+  const keys = columns.map((column) => column.key);
   const exportId = await startExport(context.db, request);
   const rows = reportRowBatches(context.db, query, keys);
   const first = await rows.next().catch(async (error: unknown) => {
@@ -123,19 +155,19 @@ export async function exportReport(context: RenderContext, ask: ReportAsk): Prom
     rows,
     requestId: ask.requestId,
   };
-  const body = ask.format === 'csv' ? csvStream(context, streamed) : jsonStream(context, streamed);
+  const body = format === 'csv' ? csvStream(context, streamed) : jsonStream(context, streamed);
   return {
     kind: 'stream',
     exportId,
     state: first.done ? 'no_data' : 'ready',
     filename: filenameOf(ask),
-    contentType: CONTENT_TYPES[ask.format],
+    contentType: CONTENT_TYPES[format],
     body,
   };
 }
 
-/** What a PDF export is made of: the request, the company, the columns the asking role gets, the rows' query. */
-interface PdfAsk {
+/** What an export is made of: the request, the company, the columns the asking role gets, the rows' query. */
+interface ExportAsk {
   ask: ReportAsk;
   request: ExportRequest;
   company: CompanySettingsView;
@@ -145,7 +177,7 @@ interface PdfAsk {
 
 async function pdfReport(
   context: RenderContext,
-  { ask, request, company, columns, query }: PdfAsk,
+  { ask, request, company, columns, query }: ExportAsk,
 ): Promise<ReportAnswer> {
   const keys = columns.map((column) => column.key);
   const read = await readPdfReport(context.db, query, keys, { ...query, role: ask.staff.role });

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { poolPerApiProcess } from '../../config/deployment.js';
+import { poolPerApiProcess, reportStreamsPerProcess } from '../../config/deployment.js';
 import { loadConfig } from '../../config/index.js';
 import { connectionOptions } from '../../config/temporal.js';
 
@@ -21,6 +21,21 @@ describe('deployment settings (API_PROCESSES, Temporal address, namespace and TL
     expect(poolPerApiProcess(32, 8)).toBe(4);
     expect(poolPerApiProcess(6, 4)).toBe(2);
     expect(poolPerApiProcess(1, 2)).toBe(1);
+  });
+
+  it('a process streams at most half its pool of CSV and JSON reports at once (REPORT_STREAMS_MAX), never its whole pool, at least one', () => {
+    const streams = (poolMax: number, max?: string) =>
+      reportStreamsPerProcess(
+        loadConfig({ DATABASE_POOL_MAX: String(poolMax), ...(max ? { REPORT_STREAMS_MAX: max } : {}) }),
+      );
+    expect([streams(6), streams(4), streams(3), streams(2), streams(1)]).toEqual([3, 2, 1, 1, 1]);
+    expect([streams(6, '2'), streams(6, '5'), streams(6, '6'), streams(6, '50'), streams(1, '3')]).toEqual([
+      2, 5, 5, 5, 1,
+    ]);
+    expect(loadConfig({ REPORT_STREAMS_MAX: ' ' }).REPORT_STREAMS_MAX).toBeUndefined();
+    expect(() => loadConfig({ REPORT_STREAMS_MAX: '0' })).toThrow(/REPORT_STREAMS_MAX/);
+    expect(loadConfig({}).REPORT_STREAM_STALL_SECONDS).toBe(30);
+    expect(loadConfig({}).DATABASE_POOL_ACQUIRE_TIMEOUT_MS).toBe(10_000);
   });
 
   it('plaintext to the dev server by default; TLS with the CA, client pair and server name when set', () => {

@@ -152,3 +152,38 @@ describe('the OpenAPI document lists the 503 on every operation', () => {
     expect(missing).toEqual([]);
   });
 });
+
+/**
+ * Every pooled connection of a process taken (stalled work, a burst longer than the pool serves):
+ * a request waits for one at most DATABASE_POOL_ACQUIRE_TIMEOUT_MS, then answers 503 with
+ * Retry-After, never hangs for as long as the connections stay taken.
+ */
+describe('a request that cannot get a pooled connection in time', () => {
+  const app = useTestApp({ DATABASE_POOL_MAX: 2, DATABASE_POOL_ACQUIRE_TIMEOUT_MS: 300 });
+  const cities = () =>
+    fetch(`${app.baseUrl}/api/cities`, { signal: AbortSignal.timeout(5_000) }).then(
+      async (response) => ({
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        errorCode:
+          response.status === 200 ? null : ((await response.json()) as { errorCode: string }).errorCode,
+      }),
+      (error: Error) => ({ status: `no answer: ${error.name}`, retryAfter: null, errorCode: null }),
+    );
+
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After within DATABASE_POOL_ACQUIRE_TIMEOUT_MS, and serves again once one is free', async () => {
+    const held = [await app.db.pool.connect(), await app.db.pool.connect()];
+    let whileTaken: Awaited<ReturnType<typeof cities>>;
+    const started = Date.now();
+    try {
+      whileTaken = await cities();
+    } finally {
+      for (const client of held) client.release();
+    }
+    expect({ whileTaken, withinTwoSeconds: Date.now() - started < 2_000 }).toEqual({
+      whileTaken: { status: 503, retryAfter: '5', errorCode: 'SERVICE_UNAVAILABLE' },
+      withinTwoSeconds: true,
+    });
+    expect(await cities()).toEqual({ status: 200, retryAfter: null, errorCode: null });
+  });
+});
