@@ -145,8 +145,9 @@ export interface RelayWaitInput extends Partial<Omit<RelayStepInput, 'started'>>
  * itself on every announced commit (events dispatched, first attempts sent: database and HTTP work,
  * no workflow), so a busy outbox costs the Temporal server and the relay workflow nothing. Returns
  * once a step finds deliveries that need a webhook-delivery workflow (the workflow's next step
- * answers and starts them), when `waitMs` has passed, or when the activity is cancelled. It steps
- * once after LISTEN, so a commit between the workflow's last step and LISTEN is not missed.
+ * answers and starts them), when `waitMs` has passed, when the activity is cancelled, or when
+ * PostgreSQL ends its LISTEN session. It steps once after LISTEN, so a commit between the
+ * workflow's last step and LISTEN is not missed.
  *
  * An input without the step's settings (an activity a relay run scheduled before the loop existed)
  * only waits, as it did then: it returns once an announced commit (or the first look) finds work.
@@ -160,14 +161,33 @@ async function relayWhileIdle(deps: ActivityDeps, input: RelayWaitInput): Promis
   const listener = new pg.Client({
     connectionString: deps.config.DATABASE_URL,
     application_name: RELAY_LISTENER_NAME,
+    connectionTimeoutMillis: deps.config.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
   });
-  await listener.connect();
+  let lost = false;
+  let wake: () => void = () => undefined;
+  // PostgreSQL may end this session at any time (a restart's 57P01, a failover, an operator's
+  // pg_terminate_backend): pg then emits 'error' on the client, and an 'error' nobody listens to is
+  // an uncaught exception that stops the worker with every activity in it. Instead the wait ends (a
+  // line logged, no stack): the workflow steps, which catches up what was committed meanwhile, and
+  // its next wait listens on a new session, once the server is back. The listener stays attached
+  // until the client is gone, so a later error (while closing it) is dropped too.
+  listener.on('error', (error: Error & { code?: string }) => {
+    if (lost) return;
+    lost = true;
+    deps.logger.warn(
+      { reason: error.message, code: error.code },
+      'webhook relay: PostgreSQL ended its LISTEN session; the wait ends, the relay steps and waits again',
+    );
+    wake();
+  });
   const context = Context.current();
   const heartbeat = setInterval(() => context.heartbeat(), 2000);
   try {
+    // A connect that fails (the server away) fails the activity: Temporal runs it again after its
+    // retry backoff (1 s, doubling to 30 s).
+    await listener.connect();
     let announced = true;
     let stopped = false;
-    let wake: () => void = () => undefined;
     listener.on('notification', () => {
       announced = true;
       wake();
@@ -179,7 +199,7 @@ async function relayWhileIdle(deps: ActivityDeps, input: RelayWaitInput): Promis
     await listener.query('LISTEN webhook_outbox');
     const until = Date.now() + input.waitMs;
     let lastStep = 0;
-    while (!stopped && Date.now() < until) {
+    while (!stopped && !lost && Date.now() < until) {
       if (announced) {
         const gap = lastStep + STEP_GAP_MS - Date.now();
         if (gap > 0) await pause(gap);

@@ -2,8 +2,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relayStep, type RelayStepInput } from '../../activities/webhook-relay.js';
+import {
+  createWebhookRelayActivities,
+  RELAY_LISTENER_NAME,
+  relayStep,
+  type RelayStepInput,
+} from '../../activities/webhook-relay.js';
 import { webhookClient } from '../../api/temporal/webhook-client.js';
 import { createLogger } from '../../config/logger.js';
 import { recordTripEvent } from '../../db/writes/outbox.js';
@@ -670,9 +676,9 @@ describe('webhook first attempts from the relay (full stack)', () => {
 
   /**
    * A company of its own (so no other test's subscription shares its events) with a receiver
-   * subscribed to booking.created, and a way to book on its trip.
+   * subscribed to booking.created, and a way to book on its trip (by `booker`, else the block's traveller).
    */
-  async function subscribedReceiver() {
+  async function subscribedReceiver(booker?: Caller) {
     const trip: BookableTripFixture = await bookableTrip(app.db, { seats: 20 });
     const key = await apiKeyOf(app, trip.companyId);
     const receiver = await startReceiver(SECRET);
@@ -684,7 +690,10 @@ describe('webhook first attempts from the relay (full stack)', () => {
     });
     let seat = 0;
     const book = () =>
-      createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [trip.seatNumbers[seat++]!] });
+      createBooking(app, booker ?? caller, {
+        tripId: trip.tripId,
+        seatNumbers: [trip.seatNumbers[seat++]!],
+      });
     return { receiver, subscriptionId, book, companyId: trip.companyId, key };
   }
   const deliveriesOf = (subscriptionId: string) =>
@@ -1057,6 +1066,79 @@ describe('webhook first attempts from the relay (full stack)', () => {
       ]);
       expect(receiver.processed.size).toBe(1);
     });
+
+    /** The idle loop's LISTEN sessions now open: [pid, what it last ran]. */
+    const listeners = () =>
+      app.db.query<{ pid: number; query: string }>(
+        `select pid, query from pg_stat_activity where application_name = $1 and datname = current_database()`,
+        [RELAY_LISTENER_NAME],
+      );
+
+    it('the idle loop whose LISTEN session PostgreSQL ends (restart, failover) ends its wait cleanly, without crashing the worker; the next wait relays the next event', async () => {
+      const uncaught: string[] = [];
+      const onUncaught = (error: Error) => uncaught.push(error.message);
+      process.on('uncaughtException', onUncaught);
+      const logged: string[] = [];
+      const logger = createLogger({ LOG_LEVEL: 'warn' }, 'test', {
+        write: (line: string) => logged.push(line),
+      });
+      const relay = createWebhookRelayActivities({ db: app.db, config: app.config, logger });
+      const wait = { waitMs: 20_000, ...step };
+      // Each wait is ended (cancelled) and awaited whatever happens, so none outlives the test.
+      const waits: { env: MockActivityEnvironment; done: Promise<unknown> }[] = [];
+      const startWait = () => {
+        const env = new MockActivityEnvironment();
+        const done = env.run(() => relay.awaitWebhookOutbox(wait));
+        waits.push({ env, done });
+        return done;
+      };
+      try {
+        // A traveller of its own: the one of this block has booked up to its hourly seat-lock limit.
+        const { receiver, book } = await subscribedReceiver(await mobileTraveller(app));
+        const waiting = startWait();
+        const [listening] = await eventually(
+          listeners,
+          (found) => found[0]?.query === 'LISTEN webhook_outbox',
+        );
+        expect(listening?.query).toBe('LISTEN webhook_outbox');
+        // The server ends the session (57P01, as at a restart or an operator's pg_terminate_backend).
+        const dropped = Date.now();
+        await app.db.query('select pg_terminate_backend($1)', [listening!.pid]);
+        await expect(waiting).resolves.toBeUndefined();
+        const waited = Date.now() - dropped;
+        await sleep(200);
+        expect(uncaught).toEqual([]);
+        expect(waited, `the wait went on ${waited} ms after its session ended`).toBeLessThan(5_000);
+        expect(await listeners()).toEqual([]);
+        // One concise line says so: the server's reason, no stack.
+        const lines = logged.map((line) => JSON.parse(line) as Record<string, unknown>);
+        expect(lines).toEqual([
+          expect.objectContaining({
+            reason: 'terminating connection due to administrator command',
+            code: '57P01',
+          }),
+        ]);
+        expect(logged.join('')).not.toMatch(/\bat .*\.(js|ts):\d+/);
+
+        // The workflow's next wait listens on a new session, and relays the event of a booking made then.
+        const nextWaiting = startWait();
+        await eventually(listeners, (found) => found[0]?.query === 'LISTEN webhook_outbox');
+        const booking = await book();
+        await eventually(
+          async () => [...receiver.processed.values()].some((body) => body.data.booking_id === booking.id),
+          (seen) => seen,
+          10_000,
+        );
+        expect([...receiver.processed.values()].map((body) => body.data.booking_id)).toEqual([booking.id]);
+        waits[1]!.env.cancel();
+        await expect(nextWaiting).resolves.toBeUndefined();
+        expect(uncaught).toEqual([]);
+      } finally {
+        for (const { env } of waits) env.cancel();
+        await Promise.all(waits.map(({ done }) => done.catch(() => undefined)));
+        process.off('uncaughtException', onUncaught);
+      }
+    }, 60_000);
   });
 });
 
