@@ -1,4 +1,4 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, errors, type Browser, type Page } from 'playwright-core';
 import type { Logger } from '../../config/logger.js';
 
 export interface BrowserPoolOptions {
@@ -7,6 +7,8 @@ export interface BrowserPoolOptions {
   /** How many pages render at once (config.PDF_PAGE_POOL_SIZE). */
   size: number;
   logger: Logger;
+  /** How long one render may take (RENDER_TIMEOUT_MS unless given; tests make it short). */
+  renderTimeoutMs?: number;
 }
 
 /** The PDF settings every document shares: A4, tagged (accessible), with backgrounds. */
@@ -26,15 +28,28 @@ export interface PrintOptions {
  */
 const UNSEEN_VIEWPORT = { width: 794, height: 1 };
 
-/** A render waits at most this long for its page to load and print. */
-const RENDER_TIMEOUT_MS = 20_000;
+/**
+ * A render waits at most this long for its page to load and print (under the activity's 30 s
+ * start-to-close timeout). Every wait on the browser inside a render ends by then: a browser that
+ * has not answered stopped answering (hung, not exited: it never disconnects, and Playwright gives
+ * page.pdf and page.close no timeout of their own). It is killed, the render fails with a
+ * TimeoutError (the activity's retry runs on a new browser) and its page slot is free again.
+ */
+export const RENDER_TIMEOUT_MS = 20_000;
+
+/**
+ * The last tenth of a render's time is kept for closing the page of a render that failed (a page
+ * that did not load stops waiting that much earlier); a page not closed by then means a hung browser.
+ */
+const CLOSE_GRACE_SHARE = 0.1;
 
 /**
  * One warm Chromium per worker process with a small pool of reused pages. Launching a browser or
  * even opening a context costs hundreds of milliseconds; loading new HTML into a page that is
  * already open and printing it costs tens. The browser is launched on the first render; when it
  * crashes or is killed, the pages it owned are dropped and the next render launches a new one
- * (a render caught by the crash is tried once more on the new browser).
+ * (a render caught by the crash is tried once more on the new browser). A browser that stops
+ * answering is killed when a render's deadline passes (RENDER_TIMEOUT_MS), and replaced the same way.
  */
 export class BrowserPool {
   private browser: Promise<Browser> | undefined;
@@ -42,17 +57,28 @@ export class BrowserPool {
   private readonly waiting: (() => void)[] = [];
   private busy = 0;
   private closed = false;
+  /** Each browser's process id, asked for at launch: a hung browser answers no question. */
+  private readonly pids = new WeakMap<Browser, number>();
+  /** Browsers this pool killed because they stopped answering. */
+  private readonly killed = new WeakSet<Browser>();
+  private readonly renderTimeoutMs: number;
+  private readonly closeGraceMs: number;
 
-  constructor(private readonly options: BrowserPoolOptions) {}
+  constructor(private readonly options: BrowserPoolOptions) {
+    this.renderTimeoutMs = options.renderTimeoutMs ?? RENDER_TIMEOUT_MS;
+    this.closeGraceMs = this.renderTimeoutMs * CLOSE_GRACE_SHARE;
+  }
 
   /** Renders one HTML document to PDF bytes on a pooled page. */
   async renderPdf(html: string, print: PrintOptions = {}): Promise<Uint8Array> {
     try {
-      return await this.withPage((page) => printPage(page, html, print));
+      return await this.withPage((page, deadline) => this.printPage(page, deadline, html, print));
     } catch (error) {
-      if (this.closed || !(await this.browserWasLost(error))) throw error;
+      // A render that ran out of time fails: its retry would outlast the activity's timeout.
+      if (this.closed || error instanceof errors.TimeoutError || !(await this.browserWasLost(error)))
+        throw error;
       this.options.logger.warn({ err: error }, 'browser lost during a render; rendering again on a new one');
-      return this.withPage((page) => printPage(page, html, print));
+      return this.withPage((page, deadline) => this.printPage(page, deadline, html, print));
     }
   }
 
@@ -63,25 +89,34 @@ export class BrowserPool {
     const browser = this.browser;
     this.browser = undefined;
     for (const wake of this.waiting.splice(0)) wake();
-    if (browser) await (await browser.catch(() => undefined))?.close();
+    const running = await browser?.catch(() => undefined);
+    if (!running) return;
+    // A hung browser would never answer close(): it is killed once a render's time has passed.
+    const hung = setTimeout(() => this.kill(running, 'browser.close'), this.renderTimeoutMs);
+    await running.close().finally(() => clearTimeout(hung));
   }
 
-  /** The process id of the running browser, if one runs (tests kill it to prove recovery). */
+  /** The process id of the running browser, if one runs (tests kill or stop it to prove recovery). */
   async browserProcessId(): Promise<number | undefined> {
     const browser = await this.browser?.catch(() => undefined);
-    return browser?.isConnected() ? pidOf(browser).catch(() => undefined) : undefined;
+    return browser?.isConnected() ? this.pids.get(browser) : undefined;
   }
 
-  private async withPage<T>(work: (page: Page) => Promise<T>): Promise<T> {
+  /** `work` on a pooled page, by the render's deadline; the page slot is given back however it ends. */
+  private async withPage<T>(work: (page: Page, deadline: number) => Promise<T>): Promise<T> {
     await this.takeSlot();
+    const deadline = Date.now() + this.renderTimeoutMs;
     let page: Page | undefined;
     try {
-      page = this.idle.pop() ?? (await this.newPage());
-      const result = await work(page);
-      if (!page.isClosed()) this.idle.push(page);
+      page = this.idle.pop() ?? (await this.newPage(deadline));
+      const result = await work(page, deadline);
+      if (!page.isClosed() && !this.killed.has(browserOf(page))) this.idle.push(page);
       return result;
     } catch (error) {
-      await page?.close().catch(() => undefined);
+      if (page && !this.killed.has(browserOf(page))) {
+        const closeBy = Math.max(deadline, Date.now() + this.closeGraceMs);
+        await this.answered(browserOf(page), 'page.close', page.close(), closeBy).catch(() => undefined);
+      }
       throw error;
     } finally {
       this.giveSlot();
@@ -102,11 +137,96 @@ export class BrowserPool {
     this.waiting.shift()?.();
   }
 
-  private async newPage(): Promise<Page> {
+  private async newPage(deadline: number): Promise<Page> {
     const browser = await this.currentBrowser();
-    const page = await browser.newPage({ viewport: UNSEEN_VIEWPORT });
-    page.setDefaultTimeout(RENDER_TIMEOUT_MS);
+    // browser.newPage opens the page's context too; a browser killed meanwhile may leave it unsettled.
+    const page = await this.answered(
+      browser,
+      'browser.newPage',
+      browser.newPage({ viewport: UNSEEN_VIEWPORT }),
+      deadline,
+    );
+    page.setDefaultTimeout(this.renderTimeoutMs);
     return page;
+  }
+
+  /**
+   * Loads the HTML (Playwright's own timeout ends that wait early enough to close the page after)
+   * and prints it by the deadline.
+   */
+  private async printPage(
+    page: Page,
+    deadline: number,
+    html: string,
+    print: PrintOptions,
+  ): Promise<Uint8Array> {
+    await page.setContent(html, {
+      waitUntil: 'load',
+      timeout: Math.max(1, deadline - this.closeGraceMs - Date.now()),
+    });
+    const footer = print.footerTemplate
+      ? { displayHeaderFooter: true, headerTemplate: '<span></span>', footerTemplate: print.footerTemplate }
+      : {};
+    const printing = page.pdf({ ...PDF_OPTIONS, landscape: print.landscape ?? false, ...footer });
+    return this.answered(browserOf(page), 'page.pdf', printing, deadline);
+  }
+
+  /**
+   * What `browser` answers to `call`, if it answers by `deadline`. When it has not, it stopped
+   * answering: it is killed and forgotten (the next render launches a new one) and the wait fails
+   * with a TimeoutError, as a page that did not load in time does. A browser that goes away ends
+   * the wait at once (Playwright may leave a call made just before unsettled for good).
+   */
+  private async answered<T>(
+    browser: Browser,
+    call: string,
+    answer: Promise<T>,
+    deadline: number,
+  ): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    let gone: (() => void) | undefined;
+    const unanswered = new Promise<never>((_, reject) => {
+      gone = () => reject(new Error(`${call}: the PDF browser disconnected`));
+      if (!browser.isConnected()) return gone();
+      browser.once('disconnected', gone);
+      timer = setTimeout(
+        () => {
+          this.kill(browser, call);
+          reject(
+            new errors.TimeoutError(
+              `${call}: Timeout ${this.renderTimeoutMs}ms exceeded: the PDF browser stopped answering`,
+            ),
+          );
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+    });
+    try {
+      return await Promise.race([answer, unanswered]);
+    } finally {
+      clearTimeout(timer);
+      browser.off('disconnected', gone!);
+    }
+  }
+
+  /** Kills a browser that stopped answering by its process id (close() would wait on it too); forgets it. */
+  private kill(browser: Browser, call: string): void {
+    if (this.killed.has(browser) || !browser.isConnected()) return;
+    this.killed.add(browser);
+    const pid = this.pids.get(browser);
+    this.options.logger.warn(
+      { browserPid: pid, call, timeoutMs: this.renderTimeoutMs },
+      'PDF browser stopped answering; killed, the next render launches a new one',
+    );
+    if (pid === undefined) void browser.close().catch(() => undefined);
+    else {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    this.forget(browser);
   }
 
   private currentBrowser(): Promise<Browser> {
@@ -133,10 +253,19 @@ export class BrowserPool {
       handleSIGTERM: false,
       handleSIGINT: false,
       handleSIGHUP: false,
+      timeout: this.renderTimeoutMs,
     });
     browser.on('disconnected', () => this.forget(browser));
+    // Asked now, while the browser answers: a hung one is killed by this id.
+    const pid = await this.answered(
+      browser,
+      'SystemInfo.getProcessInfo',
+      pidOf(browser),
+      Date.now() + this.renderTimeoutMs,
+    );
+    if (pid !== undefined) this.pids.set(browser, pid);
     this.options.logger.info(
-      { version: browser.version(), ms: Date.now() - started },
+      { version: browser.version(), browserPid: pid, ms: Date.now() - started },
       'browser launched for PDF rendering',
     );
     return browser;
@@ -153,7 +282,7 @@ export class BrowserPool {
       },
       () => undefined,
     );
-    if (!this.closed) this.options.logger.warn('PDF browser disconnected');
+    if (!this.closed && !this.killed.has(browser)) this.options.logger.warn('PDF browser disconnected');
   }
 
   /** Whether a render failed because its browser went away (then a new browser may succeed). */
@@ -164,12 +293,9 @@ export class BrowserPool {
   }
 }
 
-async function printPage(page: Page, html: string, print: PrintOptions): Promise<Uint8Array> {
-  await page.setContent(html, { waitUntil: 'load' });
-  const footer = print.footerTemplate
-    ? { displayHeaderFooter: true, headerTemplate: '<span></span>', footerTemplate: print.footerTemplate }
-    : {};
-  return page.pdf({ ...PDF_OPTIONS, landscape: print.landscape ?? false, ...footer });
+/** The browser a pooled page belongs to (pooled pages are opened by browser.newPage). */
+function browserOf(page: Page): Browser {
+  return page.context().browser()!;
 }
 
 /** Chromium names its own processes over the DevTools protocol; the browser process is type "browser". */

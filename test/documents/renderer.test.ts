@@ -215,6 +215,96 @@ describe('PDF documents', () => {
   });
 });
 
+describe('a PDF browser that stops answering', () => {
+  /** A short render timeout (the worker's is RENDER_TIMEOUT_MS, 20 s) so the test waits seconds. */
+  const TIMEOUT_MS = 3000;
+
+  it('fails the renders caught on it within the render timeout, frees their page slots, and the next renders print on a new browser', async () => {
+    const stopping = new BrowserPool({
+      executablePath: config.PDF_CHROMIUM_PATH,
+      size: 2,
+      logger: createLogger(config, 'renderer-test'),
+      renderTimeoutMs: TIMEOUT_MS,
+    });
+    let pid: number | undefined;
+    try {
+      // Both pages warm, so both renders below wait on the stopped browser.
+      await Promise.all([1, 2].map(() => stopping.renderPdf(documentHtml('INVOICE', 'en', data))));
+      pid = await stopping.browserProcessId();
+      expect(pid).toBeTypeOf('number');
+
+      // The browser hangs (as a wedged Chromium does): its process is alive and its pipe stays open.
+      process.kill(pid!, 'SIGSTOP');
+      const started = Date.now();
+      const caught = await Promise.all(
+        [1, 2].map((n) =>
+          settledWithin(stopping.renderPdf(documentHtml('TICKET', 'en', data)), TIMEOUT_MS * 3).then(
+            (outcome) => ({ n, ...outcome, ms: Date.now() - started }),
+          ),
+        ),
+      );
+      expect(caught.map(({ n, outcome, error }) => ({ n, outcome, error: error?.name }))).toEqual([
+        { n: 1, outcome: 'rejected', error: 'TimeoutError' },
+        { n: 2, outcome: 'rejected', error: 'TimeoutError' },
+      ]);
+      for (const { ms } of caught) expect(ms).toBeLessThan(TIMEOUT_MS * 1.5);
+
+      // Both slots are free: two renders at once print on a new browser; the stopped one was killed.
+      const codes = ['BKHUNG01', 'BKHUNG02'];
+      const next = await Promise.all(
+        codes.map((code) =>
+          settledWithin(
+            stopping.renderPdf(
+              documentHtml('INVOICE', 'en', sampleSnapshotData({ booking: { ...data.booking, code } })),
+            ),
+            TIMEOUT_MS * 3,
+          ),
+        ),
+      );
+      expect(next.map(({ outcome }) => outcome)).toEqual(['fulfilled', 'fulfilled']);
+      next.forEach(({ value }, index) => expect(pdfText(value!)).toContain(codes[index]));
+      const relaunched = await stopping.browserProcessId();
+      expect(relaunched).toBeTypeOf('number');
+      expect(relaunched).not.toBe(pid);
+      expect(processExists(pid!)).toBe(false);
+    } finally {
+      if (pid !== undefined && processExists(pid)) {
+        process.kill(pid, 'SIGCONT');
+        process.kill(pid, 'SIGKILL');
+      }
+      await stopping.close();
+    }
+  }, 30_000);
+});
+
+/** How `work` settled, or 'pending' once `ms` have passed (a render waiting for ever must not hang the test). */
+async function settledWithin<T>(
+  work: Promise<T>,
+  ms: number,
+): Promise<{ outcome: 'fulfilled' | 'rejected' | 'pending'; value?: T; error?: Error }> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    work.then(
+      (value) => ({ outcome: 'fulfilled' as const, value }),
+      (error: Error) => ({ outcome: 'rejected' as const, error }),
+    ),
+    new Promise<{ outcome: 'pending' }>(
+      (resolve) => (timer = setTimeout(() => resolve({ outcome: 'pending' }), ms)),
+    ),
+  ]);
+  clearTimeout(timer);
+  return settled;
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Words, not whole names: a text extractor may give an Arabic name inside an English line in
  * visual order (last word first), though each word reads correctly.
