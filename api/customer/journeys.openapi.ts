@@ -256,8 +256,9 @@ export const docs = operations({
       'part of the trip. Connections with one change (same stop, or another stop of the same city, within the configured ' +
       "change times counted from the first leg's expected arrival, its planned arrival plus its announced delay, which " +
       'transfer.wait_minutes shows; the second leg may leave after midnight) are offered only when the day has no direct journey. A trip ' +
-      'calling at several stops of the origin or destination city is offered once, with its earliest boarding and then ' +
-      `earliest arrival. Order: departure, duration, price; at most ${MAX_JOURNEYS} journeys. Rate limited per client IP, ` +
+      'calling at several stops of the origin or destination city is offered once, with its earliest boarding that has seats ' +
+      'for the party and then earliest arrival. Order: departure, duration, price, then journey_key; at most ' +
+      `${MAX_JOURNEYS} journeys, the first in that order. Rate limited per client IP, ` +
       'one budget with GET /trips (its legacy form): requests to either path count against it. ' +
       'The same search in the same inventory scope is answered from a per-process cache for SEARCH_CACHE_SECONDS (5 s), and for ' +
       'as long again while one background search refreshes it: free-seat counts may lag by up to twice that; the hold is the ' +

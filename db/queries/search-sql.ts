@@ -119,9 +119,95 @@ const IDENTITIES = `(select json_object_agg(x.call_stop_call_id, row_to_json(x))
       select distinct unnest(array[r.l1_board_call_id, r.l1_alight_call_id, r.l2_board_call_id, r.l2_alight_call_id]) from ranked r))
   ) x)`;
 
-/** Search order (domain compareJourneys): departure, duration, price, then the trips for a stable answer. */
+const JOURNEY_KEY = [
+  'l1_trip_id',
+  'l1_board_call_id',
+  'l1_alight_call_id',
+  'l2_trip_id nulls first',
+  'l2_board_call_id',
+  'l2_alight_call_id',
+];
+
+/**
+ * Search order (domain compareJourneys): departure, duration, price, then the journey key, whose
+ * parts (trip, boarding call, alighting call per leg) are uuids of one length, so comparing them in
+ * turn orders as the key's text does; a direct journey has no second leg (nulls first, as a key that
+ * is a prefix of another comes first).
+ */
 const searchOrder = (row = '') =>
-  `${row}departure_at, ${row}arrival_at - ${row}departure_at, ${row}price, ${row}l1_trip_id, ${row}l2_trip_id nulls first`;
+  `${row}departure_at, ${row}arrival_at - ${row}departure_at, ${row}price, ${JOURNEY_KEY.map((column) => row + column).join(', ')}`;
+
+/**
+ * What a connection's stop combination carries from connection_candidate into its pair's arrays
+ * (pair_candidate), to be read back per pair without scanning the candidates again.
+ */
+const COMBINATION_COLUMNS = [
+  'l1_board_seq',
+  'l1_alight_seq',
+  'l1_alight_call_id',
+  'l1_alight_bp',
+  'l1_departure_at',
+  'l1_arrival_at',
+  'l2_board_call_id',
+  'l2_alight_call_id',
+  'l2_board_seq',
+  'l2_alight_seq',
+  'l2_board_bp',
+  'l2_alight_bp',
+  'l2_departure_at',
+  'l2_arrival_at',
+];
+
+/** The columns of a trip that tripLateral reads; a result row carries them per leg. */
+const TRIP_COLUMNS = new Set([
+  'seats_total',
+  'price_base',
+  'price_vip',
+  'currency',
+  'company_id',
+  'delay_minutes',
+]);
+
+/**
+ * A pair of pair_candidate (`p`, its trips read as t1 and t2) at its best usable stop combination
+ * (`c`): the one first in search order among those whose first leg costs something (its alighting
+ * call's fare share above its boarding call's; the second leg's is checked in second_leg) and that
+ * have seats for the party on both legs. The combinations are ordered first and their seats counted
+ * after, one at a time until one has them (most often the first). As result columns (RESULT_COLUMNS).
+ */
+const bestCombinationSql = (passengers: string) => `
+  cross join lateral (
+    select c.*, f1.free_seats as l1_free_seats, f2.free_seats as l2_free_seats
+    from (
+      select u.*, b1.board_call_id as l1_board_call_id, b1.board_bp as l1_board_bp,
+             ${fareSql('t1.price_base', 'b1.board_bp', 'u.l1_alight_bp')} + ${fareSql('t2.price_base', 'u.l2_board_bp', 'u.l2_alight_bp')} as price
+      from unnest(${COMBINATION_COLUMNS.map((name) => `p.${name}s`).join(', ')}) u(${COMBINATION_COLUMNS.join(', ')})
+      cross join lateral (
+        select bc.id as board_call_id, bc.fare_share_bp as board_bp from trip_stop_calls bc
+        where bc.trip_id = p.l1_trip_id and bc.sequence = u.l1_board_seq and bc.fare_share_bp < u.l1_alight_bp offset 0) b1
+      order by u.l1_departure_at, u.l2_arrival_at - u.l1_departure_at, price,
+               b1.board_call_id, u.l1_alight_call_id, u.l2_board_call_id, u.l2_alight_call_id
+      offset 0) c
+    cross join lateral (select t1.seats_total - ${takenSeatsSql('p.l1_trip_id', 'c.l1_board_seq', 'c.l1_alight_seq')} as free_seats offset 0) f1
+    cross join lateral (select t2.seats_total - ${takenSeatsSql('p.l2_trip_id', 'c.l2_board_seq', 'c.l2_alight_seq')} as free_seats offset 0) f2
+    where f1.free_seats >= ${passengers} and f2.free_seats >= ${passengers}
+    limit 1) c`;
+
+/** The select list of a pair at its best combination (bestCombinationSql), as RESULT_COLUMNS. */
+const PAIR_COLUMNS = [
+  ...['l1', 'l2'].flatMap((prefix) =>
+    [...LEG_NAMES, 'free_seats'].map((name) =>
+      name === 'trip_id'
+        ? `p.${prefix}_trip_id`
+        : TRIP_COLUMNS.has(name)
+          ? `t${prefix.slice(1)}.${name} as ${prefix}_${name}`
+          : `c.${prefix}_${name}`,
+    ),
+  ),
+  'c.l1_departure_at as departure_at',
+  'c.l2_arrival_at as arrival_at',
+  'c.price',
+].join(', ');
 
 /** The statement text and its prepared-statement name per shape of search (ends' kinds, scope condition). */
 const statements = new Map<string, { text: string; name: string }>();
@@ -153,10 +239,12 @@ export function searchStatement(originKind: PlaceKind, destinationKind: PlaceKin
  * city under the change-time rules of domain connectionChange, measured from the first leg's
  * expected arrival: its planned arrival plus the delay its company announced (trips.delay_minutes;
  * stop-call times stay the plan). A bookable trip has not departed, so no actual departure makes
- * it later (the rule of db/queries/leg-boarding.ts). The pairs are taken in order of departure and
- * arrival: the first MAX_JOURNEYS pairs of bookable trips in scope with seats for the party (read
- * lazily), each pair's best stop combination with seats for the party (domain composeJourneys
- * orders them by fare too).
+ * it later (the rule of db/queries/leg-boarding.ts). Each pair of trips is offered at its best
+ * usable stop combination (seats for the party on both legs, a leg that costs something) in search
+ * order, and the cap takes the first MAX_JOURNEYS pairs in that order, whatever their other
+ * combinations: pairs are read in order of the earliest departure of any combination (a bound), and
+ * seats are counted only for pairs read until MAX_JOURNEYS have a usable combination, and for pairs
+ * whose bound is no later than the departure of the last of those.
  * A leg is at most MAX_LEG_HOURS long, and its alighting call has a higher fare share than its
  * boarding call (calls priced alike, stored before routes refused them, sell nothing). The answer
  * always has one row at least, whose origin_city_id and destination_city_id say whether the two
@@ -207,7 +295,7 @@ direct_leg as (
     offset 0) k
   cross join lateral (select t.seats_total - ${takenSeatsSql('p.trip_id', 'p.board_seq', 'p.alight_seq')} as free_seats offset 0) f
   where f.free_seats >= ${passengers}
-  order by p.trip_id, k.departure_at, k.arrival_at, price
+  order by p.trip_id, k.departure_at, k.arrival_at, price, k.board_call_id, k.alight_call_id
 ),
 direct as materialized (
   select ${legAs('d', 'l1')}, d.free_seats as l1_free_seats, ${nullLegAs('l2')}, null::int as l2_free_seats,
@@ -257,51 +345,40 @@ connection_candidate as (
    and s.departure_at >= case when s.board_stop_id = f.alight_stop_id then f.same_stop_from else f.same_city_from end
    and s.departure_at <= f.change_until
 ),
-pair as materialized (
+pair_candidate as materialized (
   -- Pairs of trips, not stop combinations, fill the cap: a pair is offered once (domain
-  -- composeJourneys), and one pair has a combination per stop of each city it serves. The first
-  -- MAX_JOURNEYS pairs by their earliest combination whose trips are bookable and in scope and
-  -- that have a combination with seats for the party on both legs, read lazily: a pair's seats
-  -- are counted only until one combination has them (most often its first), and only for pairs
-  -- read before the cap is reached.
-  select p.l1_trip_id, p.l2_trip_id,
-         t1.seats_total as l1_seats_total, t1.price_base as l1_price_base, t1.price_vip as l1_price_vip,
-         t1.currency as l1_currency, t1.company_id as l1_company_id, t1.delay_minutes as l1_delay_minutes,
-         t2.seats_total as l2_seats_total, t2.price_base as l2_price_base, t2.price_vip as l2_price_vip,
-         t2.currency as l2_currency, t2.company_id as l2_company_id, t2.delay_minutes as l2_delay_minutes
-  from (select l1_trip_id, l2_trip_id, array_agg(l1_board_seq) as l1_boards, array_agg(l1_alight_seq) as l1_alights,
-               array_agg(l2_board_seq) as l2_boards, array_agg(l2_alight_seq) as l2_alights
-        from connection_candidate group by l1_trip_id, l2_trip_id
-        order by min(l1_departure_at), min(l2_arrival_at), l1_trip_id, l2_trip_id) p
+  -- composeJourneys), and one pair has a combination per stop of each city it serves. Each pair
+  -- with its combinations, and the earliest departure and arrival of any of them: a bound its best
+  -- usable combination can only meet or follow.
+  select l1_trip_id, l2_trip_id, min(l1_departure_at) as first_departure_at, min(l2_arrival_at) as first_arrival_at,
+         ${COMBINATION_COLUMNS.map((name) => `array_agg(${name}) as ${name}s`).join(', ')}
+  from connection_candidate group by l1_trip_id, l2_trip_id
+),
+early_pair as materialized (
+  -- The first MAX_JOURNEYS pairs by that bound whose trips are bookable and in scope, each at its
+  -- best usable combination (seats counted lazily, for pairs read before the cap is reached only).
+  select ${PAIR_COLUMNS}
+  from (select * from pair_candidate order by first_departure_at, first_arrival_at, l1_trip_id, l2_trip_id) p
   ${tripLateral('p.l1_trip_id', 't1')}
   ${tripLateral('p.l2_trip_id', 't2')}
-  where exists (
-    select 1 from unnest(p.l1_boards, p.l1_alights, p.l2_boards, p.l2_alights) u(b1, a1, b2, a2)
-    where t1.seats_total - ${takenSeatsSql('p.l1_trip_id', 'u.b1', 'u.a1')} >= ${passengers}
-      and t2.seats_total - ${takenSeatsSql('p.l2_trip_id', 'u.b2', 'u.a2')} >= ${passengers})
+  ${bestCombinationSql(passengers)}
   limit ${MAX_JOURNEYS}
 ),
 connection as (
-  -- Each pair's best combination with seats for the party, in search order (then by its stop calls).
-  select distinct on (cc.l1_trip_id, cc.l2_trip_id)
-         cc.l1_trip_id, b1.board_call_id as l1_board_call_id, cc.l1_alight_call_id, cc.l1_board_seq, cc.l1_alight_seq,
-         b1.board_bp as l1_board_bp, cc.l1_alight_bp, cc.l1_departure_at, cc.l1_arrival_at, p.l1_seats_total,
-         p.l1_price_base, p.l1_price_vip, p.l1_currency, p.l1_company_id, p.l1_delay_minutes, f1.free_seats as l1_free_seats,
-         cc.l2_trip_id, cc.l2_board_call_id, cc.l2_alight_call_id, cc.l2_board_seq, cc.l2_alight_seq, cc.l2_board_bp,
-         cc.l2_alight_bp, cc.l2_departure_at, cc.l2_arrival_at, p.l2_seats_total, p.l2_price_base,
-         p.l2_price_vip, p.l2_currency, p.l2_company_id, p.l2_delay_minutes, f2.free_seats as l2_free_seats,
-         cc.l1_departure_at as departure_at, cc.l2_arrival_at as arrival_at,
-         ${fareSql('p.l1_price_base', 'b1.board_bp', 'cc.l1_alight_bp')} + ${fareSql('p.l2_price_base', 'cc.l2_board_bp', 'cc.l2_alight_bp')} as price
-  from pair p
-  join connection_candidate cc on cc.l1_trip_id = p.l1_trip_id and cc.l2_trip_id = p.l2_trip_id
-  cross join lateral (
-    select bc.id as board_call_id, bc.fare_share_bp as board_bp from trip_stop_calls bc
-    where bc.trip_id = cc.l1_trip_id and bc.sequence = cc.l1_board_seq and bc.fare_share_bp < cc.l1_alight_bp offset 0) b1
-  cross join lateral (select p.l1_seats_total - ${takenSeatsSql('cc.l1_trip_id', 'cc.l1_board_seq', 'cc.l1_alight_seq')} as free_seats offset 0) f1
-  cross join lateral (select p.l2_seats_total - ${takenSeatsSql('cc.l2_trip_id', 'cc.l2_board_seq', 'cc.l2_alight_seq')} as free_seats offset 0) f2
-  where f1.free_seats >= ${passengers} and f2.free_seats >= ${passengers}
-  order by cc.l1_trip_id, cc.l2_trip_id, cc.l1_departure_at, cc.l2_arrival_at - cc.l1_departure_at, price,
-           b1.board_call_id, cc.l1_alight_call_id, cc.l2_board_call_id, cc.l2_alight_call_id
+  -- The cap takes the first MAX_JOURNEYS pairs in search order (ranked), by their best usable
+  -- combination, which may depart later than the bound (an earlier boarding sold out or priced
+  -- alike). When MAX_JOURNEYS pairs were found, every pair that can come before the last of them
+  -- departs by its bound no later than that one does: those pairs are read too.
+  select ${RESULT_COLUMNS} from early_pair
+  union all
+  select ${PAIR_COLUMNS}
+  from pair_candidate p
+  ${tripLateral('p.l1_trip_id', 't1')}
+  ${tripLateral('p.l2_trip_id', 't2')}
+  ${bestCombinationSql(passengers)}
+  where (select count(*) from early_pair) = ${MAX_JOURNEYS}
+    and p.first_departure_at <= (select max(e.departure_at) from early_pair e)
+    and not exists (select 1 from early_pair e where e.l1_trip_id = p.l1_trip_id and e.l2_trip_id = p.l2_trip_id)
 ),
 ranked as materialized (
   select * from (

@@ -538,6 +538,75 @@ describe('POST /journeys/search', () => {
       expect(response.status).toBe(200);
       expect(tripsOf(response)).toEqual([[firsts[MAX_JOURNEYS], second.id]]);
     });
+
+    it(`offers the first ${MAX_JOURNEYS} connections by the departure each offers, not by a sold-out earlier boarding`, async () => {
+      // A first leg boards O1 at 07:00 (every seat taken as far as O2) and O2 at 09:00 (free); then
+      // MAX_JOURNEYS first legs board O1 at 07:01, 07:02... All meet one second leg in X. The first
+      // is offered from 09:00 only, after the MAX_JOURNEYS others, and so falls outside the cap.
+      const date = futureDay(5);
+      const [o, x, d] = [await createCity(app.db), await createCity(app.db), await createCity(app.db)];
+      const [o1, o2] = [
+        await createStop(app.db, o.id),
+        await createStop(app.db, o.id, { kind: 'PARKING_POINT' }),
+      ];
+      const [x1, d1] = [await createStop(app.db, x.id), await createStop(app.db, d.id)];
+      const small = await operator(app.db, { rows: 1 });
+      const soldOutFirst = await createTrip(app.db, {
+        companyId: small.company.id,
+        busId: small.bus.id,
+        departAt: atDamascus(date, '07:00'),
+        calls: [
+          { stop: o1, at: 0 },
+          { stop: o2, at: 120 },
+          { stop: x1, at: 180 },
+        ],
+      });
+      for (const seat of ['d1-r1-c1', 'd1-r1-c2', 'd1-r1-c4', 'd1-r1-c5']) {
+        await allocate(soldOutFirst.id, seat, 'CONFIRMED', [0, 1], null);
+      }
+      const { company, bus } = await operator(app.db);
+      const firsts: string[] = [];
+      for (let i = 1; i <= MAX_JOURNEYS; i += 1) {
+        const trip = await createTrip(app.db, {
+          companyId: company.id,
+          busId: bus.id,
+          departAt: new Date(atDamascus(date, '07:00').getTime() + i * 60_000),
+          calls: [
+            { stop: o1, at: 0 },
+            { stop: x1, at: 60 },
+          ],
+        });
+        firsts.push(trip.id);
+      }
+      const second = await createTrip(app.db, {
+        companyId: company.id,
+        busId: bus.id,
+        departAt: atDamascus(date, '10:30'),
+        calls: [
+          { stop: x1, at: 0 },
+          { stop: d1, at: 90 },
+        ],
+      });
+      const between = () =>
+        search(app, { origin_city_id: o.id, destination_city_id: d.id, departure_date: date, passengers: 1 });
+      const response = await between();
+      expect(response.status).toBe(200);
+      expect(tripsOf(response)).toEqual(firsts.map((first) => [first, second.id]));
+      expect(journeysOf(response).map((journey) => journey.departure_at)).toEqual(
+        firsts.map((_, i) => new Date(atDamascus(date, '07:00').getTime() + (i + 1) * 60_000).toISOString()),
+      );
+
+      // With one of the earlier connections gone, the first is offered, last, from 09:00.
+      await app.db.query(`update trips set status = 'CANCELLED' where id = $1`, [firsts[0]]);
+      const fewer = await between();
+      expect(tripsOf(fewer)).toEqual(
+        [...firsts.slice(1), soldOutFirst.id].map((first) => [first, second.id]),
+      );
+      expect(journeysOf(fewer).at(-1)).toMatchObject({
+        departure_at: atDamascus(date, '09:00').toISOString(),
+        legs: [{ board: { stop_id: o2.id } }, {}],
+      });
+    });
   });
 
   describe('a leg between two calls of the same fare share (stored before routes refused them)', () => {
