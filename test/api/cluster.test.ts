@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, portOpen } from '../../scripts/lib/services.js';
 import { apiEntry } from '../../scripts/lib/api-entry.js';
 import { eventually } from '../support/journeys.js';
+import { namedDatabaseUrl } from '../support/named-connections.js';
 import { alive, childrenOf } from '../support/processes.js';
 
 /**
@@ -20,13 +21,6 @@ const SEARCH_LIMIT = 4;
 /** The connections the API's processes share (DATABASE_POOL_MAX), and the name their connections carry. */
 const POOL_MAX = 4;
 const APPLICATION_NAME = `api-cluster-test-${process.pid}`;
-
-/** The run's DATABASE_URL with an application_name, so the API's connections can be told apart. */
-function namedDatabaseUrl(): string {
-  const url = new URL(process.env.DATABASE_URL!);
-  url.searchParams.set('application_name', APPLICATION_NAME);
-  return url.toString();
-}
 
 const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
 
@@ -69,7 +63,7 @@ describe('API_PROCESSES: several API processes on one port', () => {
       PORT: String(port),
       HOST: '127.0.0.1',
       SEARCH_RATE_LIMIT_PER_MINUTE: String(SEARCH_LIMIT),
-      DATABASE_URL: namedDatabaseUrl(),
+      DATABASE_URL: namedDatabaseUrl(APPLICATION_NAME),
       DATABASE_POOL_MAX: String(POOL_MAX),
       LOG_LEVEL: 'info',
     };

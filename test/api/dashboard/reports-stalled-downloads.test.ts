@@ -10,6 +10,8 @@ import { REPORT_COLUMNS, type ReportRow } from '../../../domain/reports.js';
 import { bookableTrip } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
+import { eventually } from '../../support/journeys.js';
+import { answerWithin, namedDatabaseUrl, reportCursorConnections } from '../../support/named-connections.js';
 
 /**
  * A CSV or JSON report streams from a cursor in a transaction on one of the API's pooled
@@ -37,26 +39,15 @@ const damascusDay = (offsetDays: number) =>
     new Date(Date.now() + offsetDays * 86_400_000),
   );
 
-const namedDatabaseUrl = () => {
-  const url = new URL(process.env.DATABASE_URL!);
-  url.searchParams.set('application_name', APPLICATION_NAME);
-  return url.toString();
-};
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return condition();
-}
+/** Polls `condition` until it holds or `timeoutMs` has passed; answers whether it held. */
+const until = (condition: () => Promise<boolean>, timeoutMs: number) =>
+  eventually(condition, (held) => held, timeoutMs);
 
 describe('GET /dashboard/api/reports: downloads whose client stops reading', { timeout: 60_000 }, () => {
   const app = useTestApp({
     REPORT_RATE_LIMIT_PER_MINUTE: 10_000,
     DATABASE_POOL_MAX: POOL_MAX,
-    DATABASE_URL: namedDatabaseUrl(),
+    DATABASE_URL: namedDatabaseUrl(APPLICATION_NAME),
     REPORT_STREAM_STALL_SECONDS: STALL_SECONDS,
   });
   const cap = () => reportStreamsPerProcess(app.config);
@@ -89,16 +80,7 @@ describe('GET /dashboard/api/reports: downloads whose client stops reading', { t
     await inspector?.end();
   });
 
-  /** This API's connections idle inside a report's transaction, its cursor open. */
-  const cursorConnections = async () =>
-    (
-      await inspector.query(
-        `select pid from pg_stat_activity
-          where datname = current_database() and application_name = $1
-            and state = 'idle in transaction' and query like 'fetch forward % from report_rows'`,
-        [APPLICATION_NAME],
-      )
-    ).rows.length;
+  const cursorConnections = () => reportCursorConnections(inspector, APPLICATION_NAME);
 
   const exportsOf = async () =>
     (
@@ -108,19 +90,7 @@ describe('GET /dashboard/api/reports: downloads whose client stops reading', { t
       )
     ).rows;
 
-  const get = (target: string) =>
-    fetch(`${app.baseUrl}${target}`, {
-      headers: { Cookie: cookie },
-      signal: AbortSignal.timeout(5_000),
-    }).then(
-      async (response) => ({
-        status: response.status,
-        retryAfter: response.headers.get('retry-after'),
-        errorCode:
-          response.status === 200 ? null : ((await response.json()) as { errorCode: string }).errorCode,
-      }),
-      (error: Error) => ({ status: `no answer: ${error.name}`, retryAfter: null, errorCode: null }),
-    );
+  const get = (target: string) => answerWithin(`${app.baseUrl}${target}`, { headers: { Cookie: cookie } });
 
   it('as many downloads as the pool has connections stop reading: other requests still answer, the downloads past the cap are 503 with Retry-After and record nothing', async () => {
     expect(cap()).toBe(POOL_MAX / 2);

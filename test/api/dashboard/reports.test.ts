@@ -12,6 +12,7 @@ import { createCompany } from '../../support/factories.js';
 import { fetchDocument } from '../../support/documents.js';
 import { parseCsv } from '../../support/csv.js';
 import { useTestApp } from '../../support/harness.js';
+import { namedDatabaseUrl, reportCursorConnections } from '../../support/named-connections.js';
 import { BOOKINGS, insightWorld, type InsightWorld } from '../../support/insight.js';
 import { staffSession } from '../../support/journey-rows.js';
 import { pdfIsTagged, pdfLanguage, pdfPageCount, pdfPageSizesMm, pdfText } from '../../support/pdf.js';
@@ -586,15 +587,10 @@ describe('GET /dashboard/api/reports', () => {
 describe('GET /dashboard/api/reports: a stream nobody reads', () => {
   const POOL_MAX = 4;
   const APPLICATION_NAME = `reports-unread-test-${process.pid}`;
-  const namedDatabaseUrl = () => {
-    const url = new URL(process.env.DATABASE_URL!);
-    url.searchParams.set('application_name', APPLICATION_NAME);
-    return url.toString();
-  };
   const app = useTestApp({
     REPORT_RATE_LIMIT_PER_MINUTE: 10_000,
     DATABASE_POOL_MAX: POOL_MAX,
-    DATABASE_URL: namedDatabaseUrl(),
+    DATABASE_URL: namedDatabaseUrl(APPLICATION_NAME),
   });
   let world: InsightWorld;
   let owner: Session;
@@ -615,15 +611,7 @@ describe('GET /dashboard/api/reports: a stream nobody reads', () => {
   });
 
   /** This API's connections left idle inside a report's transaction, its cursor open. */
-  const stuckConnections = async () =>
-    (
-      await inspector.query(
-        `select pid from pg_stat_activity
-          where datname = current_database() and application_name = $1
-            and state = 'idle in transaction' and query like 'fetch forward % from report_rows'`,
-        [APPLICATION_NAME],
-      )
-    ).rows.length;
+  const stuckConnections = () => reportCursorConnections(inspector, APPLICATION_NAME);
 
   const head = (query: string, timeout: number) =>
     fetch(`${app.baseUrl}/dashboard/api/reports?${query}`, {

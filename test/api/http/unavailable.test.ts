@@ -7,6 +7,7 @@ import { journeyConfirmationClient } from '../../../api/temporal/journey-confirm
 import { shareGrantClient } from '../../../api/temporal/share-grant-client.js';
 import { tripScheduleClient } from '../../../api/temporal/trip-schedule-client.js';
 import { useTestApp } from '../../support/harness.js';
+import { answerWithin } from '../../support/named-connections.js';
 
 const withCode = (message: string, code: unknown) => Object.assign(new Error(message), { code });
 
@@ -160,16 +161,7 @@ describe('the OpenAPI document lists the 503 on every operation', () => {
  */
 describe('a request that cannot get a pooled connection in time', () => {
   const app = useTestApp({ DATABASE_POOL_MAX: 2, DATABASE_POOL_ACQUIRE_TIMEOUT_MS: 300 });
-  const cities = () =>
-    fetch(`${app.baseUrl}/api/cities`, { signal: AbortSignal.timeout(5_000) }).then(
-      async (response) => ({
-        status: response.status,
-        retryAfter: response.headers.get('retry-after'),
-        errorCode:
-          response.status === 200 ? null : ((await response.json()) as { errorCode: string }).errorCode,
-      }),
-      (error: Error) => ({ status: `no answer: ${error.name}`, retryAfter: null, errorCode: null }),
-    );
+  const cities = () => answerWithin(`${app.baseUrl}/api/cities`);
 
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After within DATABASE_POOL_ACQUIRE_TIMEOUT_MS, and serves again once one is free', async () => {
     const held = [await app.db.pool.connect(), await app.db.pool.connect()];
