@@ -161,6 +161,19 @@ describe('voucher discount', () => {
     expect(parts).toEqual([1, 1, 1]);
     expect(splitProportionally(5, [2, 3])).toEqual([2, 3]);
     expect(splitProportionally(0, [2, 3])).toEqual([0, 0]);
+    // The rounding remainder would land on the small last part: what exceeds it moves to the one before.
+    expect(splitProportionally(6, [3, 3, 1])).toEqual([2, 3, 1]);
+  });
+
+  it('a fixed 4 999 SYP voucher on trips of 2 500 + 2 500 + 0: no booking total goes below zero', () => {
+    const lines = [line(2500), line(2500), line(0)];
+    const { discount, lineDiscounts } = voucherDiscount(
+      percent({ discountPercent: null, discountAmount: 4999 }),
+      lines,
+    );
+    expect(discount).toBe(4999);
+    expect(lineDiscounts).toEqual([2499, 2500, 0]);
+    expect(lines.map((l, index) => l.subtotal - lineDiscounts[index]!)).toEqual([1, 0, 0]);
   });
 });
 

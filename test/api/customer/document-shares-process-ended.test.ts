@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { acceptGrant } from '../../../db/writes/document-shares.js';
 import type { TestApp } from '../../support/harness.js';
 import { useTestApp } from '../../support/harness.js';
 import {
@@ -239,5 +240,55 @@ describe('document shares whose workflow an operator ended, past their clocks', 
       endedReasons: ['EXPIRED'],
       session: [410, 'SHARE_SESSION_EXPIRED'],
     });
+  });
+
+  it('a recipient who keeps using the share (never idle) loses it at the hard end: 410 SHARE_SESSION_EXPIRED, the document refused', async () => {
+    const created = await share();
+    const acceptedAt = Date.now();
+    const { cookie, response } = await acceptShare(app, created.grantId, created.secret);
+    const answeredAt = Date.now();
+    expect(response.status, response.text).toBe(200);
+    await endProcess(app, created.grantId, 'terminate');
+    // Used every 2 s while at least a second is left before the hard end: the session is never idle.
+    while (acceptedAt + SESSION_MS - Date.now() > 3000) {
+      await sleep(2000);
+      expect((await recipientSession(app, created.grantId, cookie)).status).toBe(200);
+    }
+    await sleep(Math.max(0, answeredAt + SESSION_MS + 300 - Date.now()));
+
+    const session = await recipientSession(app, created.grantId, cookie);
+    const document = await sharedDocument(app, created.grantId, cookie);
+    expect({
+      session: [session.status, session.body?.errorCode],
+      document: document.status,
+      endedReasons: (await sessionRows(app, created.grantId)).map((row) => row.ended_reason),
+    }).toEqual({
+      session: [410, 'SHARE_SESSION_EXPIRED'],
+      document: 410,
+      endedReasons: ['EXPIRED'],
+    });
+  });
+
+  it('an accept that reaches the database after the link ran out opens no session: SHARE_EXPIRED', async () => {
+    const created = await share();
+    // No workflow marks the grant EXPIRED: only the clock says the link ran out, after the API's
+    // own check let the accept through (or the workflow's accept arrived late).
+    await endProcess(app, created.grantId, 'terminate');
+    await sleep(LINK_MS + 300);
+
+    const outcome = await acceptGrant(app.db, {
+      grantId: created.grantId,
+      sessionTokenHash: 'f'.repeat(64),
+      sessionMilliseconds: SESSION_MS,
+    }).then(
+      () => 'ACCEPTED',
+      (error: { code?: string }) => error.code,
+    );
+
+    expect({
+      outcome,
+      grant: (await grantRow(app, created.grantId))!.status,
+      sessions: (await sessionRows(app, created.grantId)).length,
+    }).toEqual({ outcome: 'SHARE_EXPIRED', grant: 'CREATED', sessions: 0 });
   });
 });

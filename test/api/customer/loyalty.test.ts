@@ -1024,6 +1024,23 @@ describe('points earning and referrals', () => {
     ]);
   });
 
+  it('credits nothing to a completed booking refunded before the award; the traveller’s other booking of the trip earns', async () => {
+    const trip = await programWithTrip(app.db);
+    const traveller = await app.signIn();
+    const kept = await completedBooking(app.db, trip, traveller.userId, { totalPrice: 10_000 });
+    const refunded = await completedBooking(app.db, trip, traveller.userId, { totalPrice: 10_000 });
+    await app.db.query(`update bookings set payment_status = 'REFUNDED' where id = $1`, [refunded]);
+    await completeTrip(app.db, trip.tripId);
+
+    expect(await awardTripPoints(app.db, trip.tripId)).toMatchObject({
+      bookingsCredited: 1,
+      pointsCredited: 1000,
+    });
+    expect(await ledger(app.db, trip.companyId, traveller.userId)).toEqual([
+      { kind: 'EARN', points: 1000, balance_after: 1000, booking_id: kept },
+    ]);
+  });
+
   it('credits a booking once whatever account its points went to: a rerun after its owner changed credits nothing more', async () => {
     const trip = await programWithTrip(app.db);
     const first = await app.signIn();

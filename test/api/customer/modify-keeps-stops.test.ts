@@ -3,6 +3,7 @@ import { modifyBooking, moveTo } from '../../support/booking-changes.js';
 import { createBooking } from '../../support/bookings.js';
 import {
   atDamascus,
+  createCity,
   createCorridor,
   createStop,
   createTrip,
@@ -41,6 +42,20 @@ describe('PATCH /bookings/{id} (modify) keeps the booking stops', () => {
       { stop: corridor.destinationStop, at: 180, dwell: 10 },
       { stop: corridor.destinationStop2, at: 220 },
     ]);
+
+  /** A ride on `trip` (the corridor's or a later one) from call `board` to call `alight`, for bookJourney. */
+  const rideOn = (
+    corridor: Corridor,
+    trip: { id: string; stopCallIds: string[] },
+    board: number,
+    alight: number,
+    assignments?: string[],
+  ) => ({
+    trip: { companyId: corridor.company.id, tripId: trip.id, stopCallIds: trip.stopCallIds, seatCount: 40 },
+    board,
+    alight,
+    assignments,
+  });
 
   /** The stop calls the booking's leg boards and alights at. */
   async function rideOf(bookingId: string) {
@@ -101,14 +116,8 @@ describe('PATCH /bookings/{id} (modify) keeps the booking stops', () => {
     const corridor = await createCorridor(app.db);
     const twin = await sameStopsTrip(corridor);
     const caller = await webTraveller(app);
-    const trip = {
-      companyId: corridor.company.id,
-      tripId: corridor.trip.id,
-      stopCallIds: corridor.trip.stopCallIds,
-      seatCount: 40,
-    };
     // From the origin city's second stop (share 3333) to the destination city's first (6667).
-    const { journeyId } = await bookJourney(app, caller, [{ trip, board: 1, alight: 2 }]);
+    const { journeyId } = await bookJourney(app, caller, [rideOn(corridor, corridor.trip, 1, 2)]);
     const bookingId = await bookingOfCompany(app.db, journeyId, corridor.company.id);
     const [before] = await app.db.query<{ total_price: number; seat_numbers: string[] }>(
       `select total_price::int, seat_numbers from bookings where id = $1`,
@@ -123,6 +132,32 @@ describe('PATCH /bookings/{id} (modify) keeps the booking stops', () => {
     expect(await rideOf(bookingId)).toEqual({ board: twin.stopCallIds[1], alight: twin.stopCallIds[2] });
     // The first stretch, before its stop, stays for sale.
     expect((await freeSeats(twin, 0, 1))(before!.seat_numbers)).toEqual([true]);
+  });
+
+  it('moves a booking onto a seat another traveller rides only up to the stop where the booking boards', async () => {
+    const corridor = await createCorridor(app.db);
+    // The later trip starts in another city and reaches the booking's cities through its stops.
+    const before = await createStop(app.db, (await createCity(app.db)).id);
+    const later = await laterTrip(corridor, [
+      { stop: before, at: 0 },
+      { stop: corridor.originStop2, at: 120, dwell: 10 },
+      { stop: corridor.destinationStop, at: 240 },
+    ]);
+    const caller = await webTraveller(app);
+    const { journeyId } = await bookJourney(app, caller, [rideOn(corridor, corridor.trip, 1, 2)]);
+    const bookingId = await bookingOfCompany(app.db, journeyId, corridor.company.id);
+    const [mine] = await app.db.query<{ seat_numbers: string[] }>(
+      `select seat_numbers from bookings where id = $1`,
+      [bookingId],
+    );
+    // Another traveller has the same seat of the later trip only up to the booking's boarding stop.
+    await bookJourney(app, await webTraveller(app), [rideOn(corridor, later, 0, 1, mine!.seat_numbers)]);
+
+    const moved = await modifyBooking(app, caller, bookingId, moveTo(later.id, mine!.seat_numbers));
+
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body.data).toMatchObject({ trip: { id: later.id }, seat_numbers: mine!.seat_numbers });
+    expect(await rideOf(bookingId)).toEqual({ board: later.stopCallIds[1], alight: later.stopCallIds[2] });
   });
 
   it("a whole-trip booking moved to a trip ending at another stop of its city rides to that trip's end", async () => {
