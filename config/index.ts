@@ -235,7 +235,10 @@ export const ConfigSchema = z
     SMTP_URL: z.string().url().optional(),
     /** Sender of traveller e-mails (verification and password recovery). */
     MAIL_FROM: z.string().min(3).default('Bus Booking <no-reply@bus-booking.localhost>'),
-    /** Connection, greeting and socket timeout of the SMTP client, in milliseconds. */
+    /**
+     * Connection, greeting and socket timeout of the SMTP client, in milliseconds; one message's whole
+     * exchange gets 3 times this (SMTP_SEND_DEADLINE_FACTOR in providers/mailer.ts).
+     */
     SMTP_TIMEOUT_MS: wholeNumber({ min: 100, max: 120_000, default: 10_000 }),
     /** How long an e-mail verification link stays valid, in seconds (24 hours; at most 30 days). */
     EMAIL_VERIFICATION_TTL_SECONDS: wholeNumber({ min: 1, max: 2_592_000, default: 86_400 }),

@@ -26,10 +26,18 @@ export class MailDeliveryError extends Error {
 type MailerConfig = Pick<Config, 'SMTP_URL' | 'MAIL_FROM' | 'SMTP_TIMEOUT_MS' | 'NODE_ENV'>;
 
 /**
+ * The whole exchange of one message (connect, greeting, commands, body) ends within this many
+ * SMTP_TIMEOUT_MS. Each single wait is bounded by SMTP_TIMEOUT_MS, but a server that keeps
+ * answering a line at a time never leaves a silent gap that long.
+ */
+export const SMTP_SEND_DEADLINE_FACTOR = 3;
+
+/**
  * SMTP client (nodemailer). No pool: each message opens its own connection, so an idle process
- * holds no socket and nothing needs closing at shutdown. Without SMTP_URL a development or test
- * process writes messages to the log (links included, development data only); production refuses
- * to pretend a message went out.
+ * holds no socket and nothing needs closing at shutdown. A send still running at its deadline
+ * (SMTP_SEND_DEADLINE_FACTOR × SMTP_TIMEOUT_MS) is abandoned: its connection is closed and it
+ * throws MailDeliveryError. Without SMTP_URL a development or test process writes messages to the
+ * log (links included, development data only); production refuses to pretend a message went out.
  */
 export function createMailer(config: MailerConfig, logger: Logger): Mailer {
   if (!config.SMTP_URL)
@@ -44,7 +52,9 @@ export function createMailer(config: MailerConfig, logger: Logger): Mailer {
   return {
     async send(message) {
       try {
-        await transport.sendMail({ from: config.MAIL_FROM, ...message });
+        // On abort nodemailer closes this message's connection and rejects with an AbortError.
+        const signal = AbortSignal.timeout(SMTP_SEND_DEADLINE_FACTOR * config.SMTP_TIMEOUT_MS);
+        await transport.sendMail({ from: config.MAIL_FROM, ...message, signal });
       } catch (error) {
         throw new MailDeliveryError(error);
       }

@@ -13,9 +13,11 @@
  *     404 {code: 'NOT_FOUND'}            no open verification: expired, already approved or never started
  *     429 {code: 'MAX_ATTEMPTS_REACHED'} too many wrong codes; the verification is closed
  *
- * Anything else (5xx, a timeout, an unreadable answer, a refused key) is SmsVerifyUnavailable. The
- * provider's own text and our key stay in this module and the server log, never in an answer; of
- * its headers only Retry-After (delay-seconds or an HTTP date) is passed on, as whole seconds.
+ * Anything else (5xx, a timeout, an unreadable answer, a refused key, a 429 with another code such
+ * as the provider's limit on our account's calls) is SmsVerifyUnavailable: a 429 is the number's or
+ * the traveller's only with the code listed for it above. The provider's own text and our key stay
+ * in this module and the server log, never in an answer; of its headers only Retry-After
+ * (delay-seconds or an HTTP date) is passed on, as whole seconds.
  */
 
 export type SmsCheckResult = 'approved' | 'wrong_code' | 'expired' | 'too_many_attempts';
@@ -73,7 +75,8 @@ export class HttpSmsVerification implements SmsVerification {
       return { reference: body.id };
     }
     if (status === 400 && body.code === 'INVALID_PHONE') throw new SmsVerifyRefused('invalid_phone');
-    if (status === 429) throw new SmsVerifyRefused('too_many_requests', retryAfterSeconds);
+    if (status === 429 && body.code === 'TOO_MANY_REQUESTS')
+      throw new SmsVerifyRefused('too_many_requests', retryAfterSeconds);
     throw new SmsVerifyUnavailable(`start answered ${status}`, retryAfterSeconds);
   }
 
@@ -85,7 +88,7 @@ export class HttpSmsVerification implements SmsVerification {
     if (status === 200 && body.status === 'approved') return 'approved';
     if (status === 200 && body.status === 'pending') return 'wrong_code';
     if (status === 404) return 'expired';
-    if (status === 429) return 'too_many_attempts';
+    if (status === 429 && body.code === 'MAX_ATTEMPTS_REACHED') return 'too_many_attempts';
     throw new SmsVerifyUnavailable(`check answered ${status}`, retryAfterSeconds);
   }
 
@@ -123,6 +126,16 @@ export class HttpSmsVerification implements SmsVerification {
   }
 }
 
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const TIME = '\\d{2}:\\d{2}:\\d{2}';
+/** RFC 9110 IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") and the obsolete RFC 850 form. */
+const HTTP_DATE = new RegExp(
+  `^(?:${DAY}, \\d{2} ${MONTH} \\d{4}|${DAY}[a-z]*, \\d{2}-${MONTH}-\\d{2}) ${TIME} GMT$`,
+);
+/** The obsolete asctime form ("Sun Nov  6 08:49:37 1994"), which is in GMT without saying so. */
+const ASCTIME_DATE = new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}$`);
+
 /**
  * A Retry-After header (delay-seconds or an HTTP date) as whole seconds from `now`, at least 0;
  * undefined when absent or unreadable. How long a wait to pass on is the caller's choice.
@@ -130,8 +143,14 @@ export class HttpSmsVerification implements SmsVerification {
 export function retryAfterOf(header: string | null, now: number): number | undefined {
   const text = header?.trim();
   if (!text) return undefined;
-  const seconds = /^\d+$/.test(text) ? Number(text) : Math.ceil((Date.parse(text) - now) / 1000);
-  return Number.isFinite(seconds) ? Math.max(0, seconds) : undefined;
+  if (/^\d+$/.test(text)) return Number(text);
+  // Only the three HTTP-date forms: Date.parse alone also reads "1.5" or "-5" as some past date.
+  const date = HTTP_DATE.test(text)
+    ? Date.parse(text)
+    : ASCTIME_DATE.test(text)
+      ? Date.parse(`${text} GMT`)
+      : NaN;
+  return Number.isFinite(date) ? Math.max(0, Math.ceil((date - now) / 1000)) : undefined;
 }
 
 function withSlash(url: string): string {

@@ -161,7 +161,8 @@ export const docsFor = (config: Config) =>
         '(fallbackToSms true). A new code replaces the previous one. Pre-launch mode (OTP_PRELAUNCH, only while SITE_MODE ' +
         'is coming_soon): no provider is contacted; reserved demo numbers (+963900...) get a local code (actualChannel ' +
         'local), any other number gets 503 PRELAUNCH_PHONE_NOT_ALLOWED. devMode and otpCode appear in development mode only. ' +
-        'Provider failure or timeout: 503 OTP_UNAVAILABLE (no provider detail is returned). Rate limits: ' +
+        'Provider failure, timeout, or its limit on our own calls: 503 OTP_UNAVAILABLE (no provider detail is returned). ' +
+        'Rate limits: ' +
         `${config.OTP_SEND_PER_IP_PER_HOUR} requests per client IP and ${config.OTP_SEND_PER_PHONE_PER_HOUR} per phone number ` +
         'per hour (429 RATE_LIMITED with Retry-After). The SMS provider refusing to send to the number again is 429 ' +
         'RATE_LIMITED too, and both its refusal and its 503 OTP_UNAVAILABLE carry Retry-After (and details.retryAfterSeconds): ' +
@@ -176,7 +177,8 @@ export const docsFor = (config: Config) =>
         '(403 ACCOUNT_DISABLED) or a server error leaves the code usable (but for an SMS code, which the provider closes ' +
         'once it approves it: then request a new one) and no account created; a wrong code counts against its attempts at once. ' +
         '400 OTP_INVALID (wrong code), 400 OTP_EXPIRED (expired, used, replaced, or none sent), 429 OTP_TOO_MANY_ATTEMPTS ' +
-        '(the code is burnt; request a new one), 503 OTP_UNAVAILABLE (with Retry-After, as on send-otp), 503 ' +
+        '(the code is burnt; request a new one), 503 OTP_UNAVAILABLE (the provider down, slow, or limiting our own calls: ' +
+        'with Retry-After, as on send-otp, and the code stays usable), 503 ' +
         'PRELAUNCH_PHONE_NOT_ALLOWED, 403 ACCOUNT_DISABLED. ' +
         'A new number creates the traveller profile and the account in one transaction (isNewUser true); name and email are ' +
         'used only then, and an e-mail another account holds is kept on the profile only. emailVerificationPending is true ' +

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
 import { englishDuration, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/account-email.js';
+import { SMTP_SEND_DEADLINE_FACTOR } from '../../providers/mailer.js';
 import { Email } from '../http/schemas.js';
 import { UserSummary } from './auth.openapi.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
@@ -116,7 +117,9 @@ export const docsFor = (config: Config) =>
         'by the mail server, older unused verification links stop working (a failed send leaves them working). The link ' +
         'opens {PUBLIC_ORIGIN}/auth/verify-email#token=..., a page that calls POST /auth/customer/verify-email. Needs a ' +
         'traveller session (web: X-CSRF-Token). 409 EMAIL_NOT_SET when the account has no e-mail, 409 EMAIL_ALREADY_VERIFIED, ' +
-        `503 EMAIL_DELIVERY_FAILED when the mail server does not take the message (Retry-After and details.retryAfterSeconds: ` +
+        `503 EMAIL_DELIVERY_FAILED when the mail server does not take the message, or has not within ` +
+        `${englishDuration(Math.ceil((SMTP_SEND_DEADLINE_FACTOR * config.SMTP_TIMEOUT_MS) / 1000))} ` +
+        `(${SMTP_SEND_DEADLINE_FACTOR} × SMTP_TIMEOUT_MS) however slowly it answers (Retry-After and details.retryAfterSeconds: ` +
         `try again then). At most ` +
         `${config.EMAIL_VERIFICATION_RESEND_MAX_PER_HOUR} per traveller per hour (429 RATE_LIMITED). ${MAINTENANCE_REFUSAL}`,
       responses: answers(200, 'Link sent', VerificationSent, [401, 403, 409, 429, 503]),

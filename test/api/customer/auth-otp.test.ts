@@ -274,6 +274,38 @@ describe('send-otp and verify-otp with the SMS verification provider', () => {
     expect((await verify({ phone, code, method: 'sms' })).status).toBe(200);
   });
 
+  it.each([
+    ['TOO_MANY_REQUESTS', 'too_many'],
+    ['with a code the protocol does not list', 'throttled'],
+  ] as const)(
+    'a provider 429 while checking that is not MAX_ATTEMPTS_REACHED (%s: its limit on our account) is 503 OTP_UNAVAILABLE with its Retry-After; the challenge stays open and the right code then signs in',
+    async (_case, failure) => {
+      const phone = newPhone();
+      await send({ phone, method: 'sms' });
+      const code = sms.lastCode(phone)!;
+      const before = await challenges(phone);
+      sms.failNext(failure, 1, '30');
+      const throttled = await verify({ phone, code, method: 'sms' });
+      expect([throttled.status, throttled.body.errorCode], throttled.text).toEqual([503, 'OTP_UNAVAILABLE']);
+      expect(throttled.headers.get('Retry-After')).toBe('30');
+      expect(throttled.body.details).toEqual({ retryAfterSeconds: 30 });
+      expectNoProviderDetails(throttled.text);
+      expect(await challenges(phone)).toEqual(before);
+      expect(await userByPhone(phone)).toBeUndefined();
+      expect((await verify({ phone, code, method: 'sms' })).status).toBe(200);
+    },
+  );
+
+  it('a provider 429 on sending with a code the protocol does not list (its limit on our account) is 503 OTP_UNAVAILABLE with its Retry-After, storing nothing', async () => {
+    const phone = newPhone();
+    sms.failNext('throttled', 1, '30');
+    const refused = await send({ phone, method: 'sms' });
+    expect([refused.status, refused.body.errorCode], refused.text).toEqual([503, 'OTP_UNAVAILABLE']);
+    expect(refused.headers.get('Retry-After')).toBe('30');
+    expectNoProviderDetails(refused.text);
+    expect(await challenges(phone)).toEqual([]);
+  });
+
   it("answers 429 RATE_LIMITED with the provider's Retry-After (1 s to 1 h, else 60 s) when it will not send again, storing nothing", async () => {
     const cases: [retryAfter: string | undefined, expected: string][] = [
       ['120', '120'],
@@ -281,6 +313,9 @@ describe('send-otp and verify-otp with the SMS verification provider', () => {
       ['86400', '3600'],
       ['0', '1'],
       ['soon', '60'],
+      // Neither whole seconds nor an HTTP date: unreadable, so the minute.
+      ['1.5', '60'],
+      ['-5', '60'],
       [new Date(Date.now() + 600_000).toUTCString(), '600'],
     ];
     for (const [retryAfter, expected] of cases) {

@@ -5,7 +5,7 @@ import { hashSecret } from '../../../api/auth/secrets.js';
 import { issueTravellerSession } from '../../../api/auth/traveller-session.js';
 import { createTravellerTokens } from '../../../api/auth/traveller-token.js';
 import { failOnce } from '../../support/fail-once.js';
-import { useFakeSmtp, type CapturedMail } from '../../support/fakes/smtp.js';
+import { useFakeSmtp, useTarpitSmtp, type CapturedMail } from '../../support/fakes/smtp.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 
 const PUBLIC_ORIGIN = 'https://bus.example.test';
@@ -249,6 +249,67 @@ describe('e-mail verification with the mail server not answering', () => {
     expect(links!.n).toBe(0);
     expect((await userRow(app, traveller.userId)).email_verified).toBe(false);
   });
+});
+
+describe('e-mail with a mail server that answers a line at a time and never finishes', () => {
+  // Every wait is shorter than SMTP_TIMEOUT_MS; only the deadline on the whole send (3 × 1 s) ends it.
+  const mail = useTarpitSmtp({ PUBLIC_ORIGIN, SMTP_TIMEOUT_MS: 1000, PASSWORD_RECOVERY_MAX_PER_IP: 1000 });
+  const app = useTestApp(mail.config);
+
+  const linkCount = async (userId: string) =>
+    (
+      await app.db.query<{ n: number }>('select count(*)::int as n from email_tokens where user_id = $1', [
+        userId,
+      ])
+    )[0]!.n;
+
+  it('resend answers 503 EMAIL_DELIVERY_FAILED with Retry-After after 3 × SMTP_TIMEOUT_MS, closes the connection and leaves no link behind', async () => {
+    const traveller = await travellerWithEmail(app, { verified: false });
+    const started = Date.now();
+    const outcome = await app
+      .request('/api/auth/customer/resend-verification', {
+        method: 'POST',
+        headers: traveller.writeHeaders,
+        signal: AbortSignal.timeout(15_000),
+      })
+      .then(
+        (failed) => ({
+          status: failed.status,
+          errorCode: failed.body?.errorCode,
+          retryAfter: failed.headers.get('retry-after'),
+        }),
+        (error: Error) => ({ status: `no answer after ${Date.now() - started} ms (${error.name})` }),
+      );
+    const elapsed = Date.now() - started;
+    expect(outcome).toEqual({ status: 503, errorCode: 'EMAIL_DELIVERY_FAILED', retryAfter: '5' });
+    expect(elapsed).toBeGreaterThanOrEqual(2_900);
+    expect(elapsed).toBeLessThan(5_000);
+    expect(mail.tarpit.accepted).toBeGreaterThan(0);
+    await mail.tarpit.waitUntilAllClosed(1000);
+    expect(await linkCount(traveller.userId)).toBe(0);
+    expect((await userRow(app, traveller.userId)).email_verified).toBe(false);
+  }, 30_000);
+
+  it('forgot-password answers at once; the send it started ends at the deadline, closing the connection and removing the unsent link', async () => {
+    const traveller = await travellerWithEmail(app, { verified: true });
+    const account = await userRow(app, traveller.userId);
+    const before = mail.tarpit.accepted;
+    const started = Date.now();
+    const answer = await app.request('/api/auth/forgot-password', {
+      method: 'POST',
+      json: { email: traveller.email },
+    });
+    expect(answer.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(mail.tarpit.accepted).toBe(before + 1);
+    await mail.tarpit.waitUntilAllClosed(5000);
+    const deadline = Date.now() + 2000;
+    while ((await linkCount(traveller.userId)) > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await linkCount(traveller.userId)).toBe(0);
+    expect(await userRow(app, traveller.userId)).toEqual(account);
+  }, 30_000);
 });
 
 describe('password recovery', () => {

@@ -16,6 +16,8 @@ export type SmsFailure =
   | 'garbage'
   /** 429 TOO_MANY_REQUESTS: the provider's own sending limit for the number (Retry-After as given). */
   | 'too_many'
+  /** 429 with a code the protocol does not list: the provider's limit on our account's API calls. */
+  | 'throttled'
   /** 503, the provider down for a while (Retry-After as given). */
   | 'down';
 
@@ -53,18 +55,16 @@ export async function startSmsVerifyFake(options: { maxAttempts?: number } = {})
   const server = await startFakeServer((request, response) => {
     const { failure, retryAfter } = failures.shift() ?? {};
     if (failure === 'hang') return;
-    if (failure === 'too_many' || failure === 'down') {
-      const status = failure === 'too_many' ? 429 : 503;
+    if (failure === 'too_many' || failure === 'throttled' || failure === 'down') {
+      const status = failure === 'down' ? 503 : 429;
+      const code = { too_many: 'TOO_MANY_REQUESTS', throttled: 'API_RATE_LIMIT', down: 'UNAVAILABLE' }[
+        failure
+      ];
       response.writeHead(status, {
         'Content-Type': 'application/json',
         ...(retryAfter === undefined ? {} : { 'Retry-After': retryAfter }),
       });
-      response.end(
-        JSON.stringify({
-          code: failure === 'too_many' ? 'TOO_MANY_REQUESTS' : 'UNAVAILABLE',
-          error: leakMarker,
-        }),
-      );
+      response.end(JSON.stringify({ code, error: leakMarker }));
       return;
     }
     if (failure === 'garbage') {

@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll } from 'vitest';
 import type { Config } from '../../../config/index.js';
@@ -81,6 +81,68 @@ export function useFakeSmtp(settings: Partial<Config> = {}): { smtp: FakeSmtp; c
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
   return { smtp, config };
+}
+
+export interface TarpitSmtp {
+  /** Connections the server accepted, in total and still open. */
+  readonly accepted: number;
+  readonly open: number;
+  /** Resolves once no accepted connection is open, or throws after timeoutMs. */
+  waitUntilAllClosed(timeoutMs: number): Promise<void>;
+}
+
+/**
+ * A mail server that answers, but slower than any deadline: it greets at once, then answers the
+ * first command with one continuation line ("250-...") every `intervalMs` and never the final line.
+ * No single wait is as long as SMTP_TIMEOUT_MS, so only a deadline on the whole exchange ends it.
+ * Same use as useFakeSmtp: pass `config` (SMTP_URL filled in once it listens) to useTestApp.
+ */
+export function useTarpitSmtp(
+  settings: Partial<Config> = {},
+  intervalMs = 200,
+): { tarpit: TarpitSmtp; config: Partial<Config> } {
+  const config: Partial<Config> = { ...settings };
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const server = createServer((socket) => {
+    accepted += 1;
+    sockets.add(socket);
+    let timer: NodeJS.Timeout | undefined;
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearInterval(timer);
+      sockets.delete(socket);
+    });
+    socket.write('220 tarpit.example ESMTP\r\n');
+    socket.once('data', () => {
+      timer = setInterval(() => socket.write('250-tarpit.example still thinking\r\n'), intervalMs);
+    });
+  });
+  const tarpit: TarpitSmtp = {
+    get accepted() {
+      return accepted;
+    },
+    get open() {
+      return sockets.size;
+    },
+    async waitUntilAllClosed(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      while (sockets.size > 0) {
+        if (Date.now() > deadline)
+          throw new Error(`${sockets.size} connection(s) still open after ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+  };
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    config.SMTP_URL = `smtp://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return { tarpit, config };
 }
 
 type Headers = Map<string, string>;
