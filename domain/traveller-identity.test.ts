@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { Refusal } from './refusal.js';
 import {
+  addressHolderOutcome,
   completedProfile,
-  emailHolderRefusal,
   IdentityRefusal,
   linkedAccountRefusal,
   linkRefusal,
   nonceInvalid,
   phoneOwnerRefusal,
   planPhoneCompletion,
+  releasesClaim,
   safeToAbsorb,
   unlinkRefusal,
   type PhoneAccount,
@@ -64,15 +65,30 @@ describe('signing in with a subject', () => {
   const holder = { id: 'u', status: 'ACTIVE', emailVerified: true, hasIdentity: false };
 
   it('adds the subject to an active account whose own verified address it is', () => {
-    expect(emailHolderRefusal(holder)).toBeNull();
+    expect(addressHolderOutcome(holder)).toEqual({ kind: 'join' });
+  });
+
+  it('takes an address an account holds unverified from it, whatever else the account is', () => {
+    for (const change of [{}, { hasIdentity: true }, { status: 'DISABLED' }]) {
+      expect(addressHolderOutcome({ ...holder, ...change, emailVerified: false })).toEqual({
+        kind: 'release',
+      });
+    }
   });
 
   it.each([
-    ['an unverified address', { emailVerified: false }],
     ['an account with another subject', { hasIdentity: true }],
     ['a disabled account', { status: 'DISABLED' }],
   ])('is a conflict for %s', (_case, change) => {
-    expect(emailHolderRefusal({ ...holder, ...change })?.code).toBe('IDP_ACCOUNT_CONFLICT');
+    const outcome = addressHolderOutcome({ ...holder, ...change });
+    expect(outcome.kind === 'refuse' && outcome.refusal.code).toBe('IDP_ACCOUNT_CONFLICT');
+  });
+
+  it('is a conflict for a subject the holder unlinked, verified or not', () => {
+    for (const emailVerified of [true, false]) {
+      const outcome = addressHolderOutcome({ ...holder, emailVerified }, true);
+      expect(outcome.kind === 'refuse' && outcome.refusal.code).toBe('IDP_ACCOUNT_CONFLICT');
+    }
   });
 
   it('refuses a linked subject whose account is disabled', () => {
@@ -87,19 +103,30 @@ describe('linking and unlinking', () => {
     subject: 's1',
     currentSubject: null,
     linkedElsewhere: false,
-    emailHolderId: null,
+    emailHolder: null,
   };
 
   it('links a free subject, and the same subject again is harmless', () => {
     expect(linkRefusal(facts)).toBeNull();
-    expect(linkRefusal({ ...facts, emailHolderId: 'me' })).toBeNull();
+    expect(linkRefusal({ ...facts, emailHolder: { id: 'me', emailVerified: false } })).toBeNull();
     expect(linkRefusal({ ...facts, currentSubject: 's1' })).toBeNull();
   });
 
   it('refuses a second subject, or one another account has or whose address it holds', () => {
     expect(linkRefusal({ ...facts, currentSubject: 's2' })?.code).toBe('IDP_ALREADY_LINKED');
     expect(linkRefusal({ ...facts, linkedElsewhere: true })?.code).toBe('IDP_ACCOUNT_CONFLICT');
-    expect(linkRefusal({ ...facts, emailHolderId: 'other' })?.code).toBe('IDP_ACCOUNT_CONFLICT');
+    expect(linkRefusal({ ...facts, emailHolder: { id: 'other', emailVerified: true } })?.code).toBe(
+      'IDP_ACCOUNT_CONFLICT',
+    );
+  });
+
+  it('takes an address another account holds unverified from it, never from the linking account', () => {
+    const unverified = { id: 'other', emailVerified: false };
+    expect(linkRefusal({ ...facts, emailHolder: unverified })).toBeNull();
+    expect(releasesClaim('me', unverified)).toBe('other');
+    expect(releasesClaim('me', { id: 'me', emailVerified: false })).toBeNull();
+    expect(releasesClaim('me', { id: 'other', emailVerified: true })).toBeNull();
+    expect(releasesClaim('me', null)).toBeNull();
   });
 
   it('unlinks only while a phone, or a password with a verified address, remains', () => {

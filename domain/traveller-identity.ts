@@ -47,26 +47,52 @@ export interface EmailHolder {
 }
 
 /**
+ * What a sign-in with a subject nobody has linked yet does with the account holding its address:
+ * `join` adds the subject to that account, `release` takes the address off it (the sign-in then
+ * goes on as for a free address), `refuse` ends the sign-in with nothing written.
+ */
+export type AddressHolderOutcome =
+  { kind: 'join' } | { kind: 'release' } | { kind: 'refuse'; refusal: IdentityRefusal };
+
+/**
+ * A mailbox the identity provider proved wins over a claim nobody proved: an address another
+ * account holds unverified (a phone sign-up may name any free address, and keeps it unverified) is
+ * taken from that account rather than lock the mailbox's owner out. An address held verified is
+ * that account's own.
+ */
+export function unprovenClaim(holder: Pick<EmailHolder, 'emailVerified'>): boolean {
+  return !holder.emailVerified;
+}
+
+/**
  * Sign-in with a subject nobody has linked yet: the account that holds its e-mail address gets the
  * subject only when that address is its own and verified, and the account is active with no
- * subject of its own; any other holder is a conflict, and nothing is written. So is a subject the
- * holder unlinked (`unlinkedByHolder`): unlinking took that way in away, and only the traveller,
- * signed in, links it again.
+ * subject of its own; an account that holds it unverified gives it up (unprovenClaim); any other
+ * holder is a conflict, and nothing is written. So is a subject the holder unlinked
+ * (`unlinkedByHolder`), whatever the address: unlinking took that way in away, and only the
+ * traveller, signed in, links it again.
  */
-export function emailHolderRefusal(holder: EmailHolder, unlinkedByHolder = false): IdentityRefusal | null {
+export function addressHolderOutcome(holder: EmailHolder, unlinkedByHolder = false): AddressHolderOutcome {
   if (unlinkedByHolder) {
-    return new IdentityRefusal(
-      'IDP_ACCOUNT_CONFLICT',
-      'This identity-provider account was unlinked from the account of this e-mail address; sign in another way and link it again',
-    );
+    return {
+      kind: 'refuse',
+      refusal: new IdentityRefusal(
+        'IDP_ACCOUNT_CONFLICT',
+        'This identity-provider account was unlinked from the account of this e-mail address; sign in another way and link it again',
+      ),
+    };
   }
-  if (holder.hasIdentity || holder.status !== 'ACTIVE' || !holder.emailVerified) {
-    return new IdentityRefusal(
-      'IDP_ACCOUNT_CONFLICT',
-      'This e-mail address is already used by another account',
-    );
+  if (unprovenClaim(holder)) return { kind: 'release' };
+  if (holder.hasIdentity || holder.status !== 'ACTIVE') {
+    return {
+      kind: 'refuse',
+      refusal: new IdentityRefusal(
+        'IDP_ACCOUNT_CONFLICT',
+        'This e-mail address is already used by another account',
+      ),
+    };
   }
-  return null;
+  return { kind: 'join' };
 }
 
 /** A linked subject signs in to its account only while that account is active. */
@@ -78,8 +104,9 @@ export function linkedAccountRefusal(account: { status: string }): IdentityRefus
 
 /**
  * Linking a subject to the signed-in account: refused when the account already has another
- * subject, or when the subject or its address belongs to another account. Linking the subject the
- * account already has is harmless (no refusal, nothing to write).
+ * subject, or when the subject belongs to another account, or another account holds its address
+ * verified; an address another account holds unverified is taken from it (`releasesClaim`).
+ * Linking the subject the account already has is harmless (no refusal, nothing to write).
  */
 export function linkRefusal(facts: {
   userId: string;
@@ -89,7 +116,7 @@ export function linkRefusal(facts: {
   /** Another account has the subject linked. */
   linkedElsewhere: boolean;
   /** The account that holds the address, if any. */
-  emailHolderId: string | null;
+  emailHolder: Pick<EmailHolder, 'id' | 'emailVerified'> | null;
 }): IdentityRefusal | null {
   if (facts.currentSubject !== null) {
     return facts.currentSubject === facts.subject
@@ -99,13 +126,23 @@ export function linkRefusal(facts: {
           'Another identity-provider account is already linked; unlink it first',
         );
   }
-  if (facts.linkedElsewhere || (facts.emailHolderId !== null && facts.emailHolderId !== facts.userId)) {
+  const heldElsewhere =
+    facts.emailHolder !== null && facts.emailHolder.id !== facts.userId && !unprovenClaim(facts.emailHolder);
+  if (facts.linkedElsewhere || heldElsewhere) {
     return new IdentityRefusal(
       'IDP_ACCOUNT_CONFLICT',
       'This identity or e-mail address is already used by another account',
     );
   }
   return null;
+}
+
+/** The account whose unverified claim a new link of the signed-in traveller takes the address from, if any. */
+export function releasesClaim(
+  userId: string,
+  holder: Pick<EmailHolder, 'id' | 'emailVerified'> | null,
+): string | null {
+  return holder !== null && holder.id !== userId && unprovenClaim(holder) ? holder.id : null;
 }
 
 /**

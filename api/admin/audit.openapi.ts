@@ -116,7 +116,8 @@ export const docs = taggedOperations(['Administration: audit log'], {
       'companies.unsuspend, companies.verify, companies.unverify (target the company); feature_flags.update; ' +
       'incidents.create, incidents.update, incidents.resolve; maintenance.create, maintenance.update, maintenance.cancel; ' +
       'waitlist.list; analytics.read; tickets.list, tickets.read, tickets.create, tickets.reply, tickets.assign, ' +
-      'tickets.close.',
+      'tickets.close; travellers.unverified_email_released (an identity-provider sign-in or link took an address ' +
+      'another traveller account held unverified; targetKind user, actorKind TRAVELLER the account that proved it).',
     responses: answers(200, 'A page of audit rows', AuditResponse, [400, 401, 403, 429]),
   },
 });

@@ -175,10 +175,11 @@ const TOKEN_RULES =
 const ACCOUNT_RULES =
   'Account: an already linked subject signs in to its account (403 ACCOUNT_DISABLED when disabled). Otherwise a traveller ' +
   'whose own verified e-mail is this address and who has no linked subject yet (a phone traveller, or an e-mail and ' +
-  'password account) gets the subject added to the same account; its password and phone are unchanged. An address ' +
-  'of company staff or an administrator: 409 IDP_STAFF_ACCOUNT_CONFLICT. An address held by an account in any other ' +
-  'way (unverified there, linked to another subject, disabled, or it unlinked this subject and has not linked it ' +
-  'again): 409 IDP_ACCOUNT_CONFLICT and nothing is written. ' +
+  'password account) gets the subject added to the same account; its password and phone are unchanged. A subject ' +
+  'not linked yet with an address of company staff or an administrator: 409 IDP_STAFF_ACCOUNT_CONFLICT. An address ' +
+  'held verified by an account linked to another subject or disabled, or by an account that unlinked this subject ' +
+  'and has not linked it again: 409 IDP_ACCOUNT_CONFLICT and nothing is written. An address another account holds ' +
+  'unverified is taken from it (its unused e-mail links for it expire; audited travellers.unverified_email_released). ' +
   'Else a new account with the verified e-mail and no phone (needsPhone true).';
 
 const NONCE_RULES =
@@ -252,8 +253,10 @@ export const docsFor = (config: Config) =>
         "/auth/customer/idp/nonce?channel=link; a cookie session must also present that flow's bb_idp_<flowId> cookie. The " +
         'ID token may be for the web or the mobile client. In one transaction: refused when the address belongs to staff or ' +
         'an administrator (409 IDP_STAFF_ACCOUNT_CONFLICT), when the subject is linked to another account or another ' +
-        'account holds the address (409 IDP_ACCOUNT_CONFLICT), or when this account already has a different subject (409 ' +
-        'IDP_ALREADY_LINKED). Linking the same subject again is harmless (alreadyLinked true). A subject this account ' +
+        'account holds the address verified (409 IDP_ACCOUNT_CONFLICT), or when this account already has a different ' +
+        'subject (409 IDP_ALREADY_LINKED). An address another account holds unverified is taken from it (its unused ' +
+        'e-mail links for it expire; audited travellers.unverified_email_released). Linking the same subject again is ' +
+        'harmless (alreadyLinked true), whatever holds its address now. A subject this account ' +
         "unlinked may be linked again; it then signs in here again. The account's e-mail is " +
         'set (verified) only when it has none. A session whose account is no longer active when the link runs (merged ' +
         'into another by POST /auth/customer/complete-phone meanwhile): 401 AUTH_REQUIRED, and nothing is written. ' +

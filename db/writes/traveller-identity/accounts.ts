@@ -6,6 +6,7 @@ import {
 } from '../../../domain/traveller-identity.js';
 import type { Database } from '../../orm.js';
 import { PG_UNIQUE_VIOLATION, pgCode } from '../../pg-errors.js';
+import { recordAudit } from '../audit.js';
 import { consumeNonce, type PresentedNonce } from './nonces.js';
 
 /**
@@ -46,7 +47,11 @@ interface TakenRow {
   taken: boolean;
 }
 
-/** Company staff and administrators sign in elsewhere; their addresses never become travellers here. */
+/**
+ * Company staff and administrators sign in elsewhere; their addresses never become travellers here.
+ * Asked only before a subject is linked (by its address, or to a new account): a subject already
+ * linked keeps signing in, whatever account somebody made with its address since.
+ */
 export async function refuseStaffEmail(client: PoolClient, email: string): Promise<void> {
   const { rows } = await client.query<TakenRow>(
     `select exists (select 1 from staff_users where lower(email) = lower($1))
@@ -98,8 +103,8 @@ export async function failClosed<T>(work: () => Promise<T>, code: IdentityRefusa
 }
 
 /**
- * One transaction for a verified identity: the identity's keys locked, the nonce spent (when one is
- * presented) and a staff address refused before `work` runs; a conflict is IDP_ACCOUNT_CONFLICT.
+ * One transaction for a verified identity: the identity's keys locked and the nonce spent (when one
+ * is presented) before `work` runs; a conflict is IDP_ACCOUNT_CONFLICT.
  */
 export function identityTransaction<T>(
   db: Database,
@@ -112,7 +117,6 @@ export function identityTransaction<T>(
       db.transaction(async (client) => {
         await lockIdentityKeys(client, identity);
         if (nonce) await consumeNonce(client, nonce);
-        await refuseStaffEmail(client, identity.email);
         return work(client);
       }),
     'IDP_ACCOUNT_CONFLICT',
@@ -177,4 +181,42 @@ export async function emailHolder(client: PoolClient, email: string): Promise<Em
     [locked[0].id],
   );
   return toEmailHolder(rows[0]!);
+}
+
+/**
+ * Takes an address off an account that holds it unverified (domain unprovenClaim), for a traveller
+ * whose identity provider proved the mailbox; the caller holds the address's key lock and the
+ * holder's row. The holder's unused links for that address (verification, recovery) expire with
+ * it, so the address coming back to the account later does not bring them back.
+ */
+export async function releaseUnprovenClaim(
+  client: PoolClient,
+  holderId: string,
+  email: string,
+): Promise<void> {
+  await client.query(
+    `update users set email = null, updated_at = now()
+     where id = $1 and lower(email) = lower($2) and email_verified_at is null`,
+    [holderId, email],
+  );
+  await client.query(
+    `update email_tokens set expires_at = least(expires_at, now())
+     where user_id = $1 and lower(email) = lower($2) and used_at is null`,
+    [holderId, email],
+  );
+}
+
+/** The audit row of an unverified address taken from `holderId` by the traveller `byUserId`. */
+export async function recordClaimReleased(
+  client: PoolClient,
+  released: { holderId: string; email: string; byUserId: string },
+): Promise<void> {
+  await recordAudit(client, {
+    actorKind: 'TRAVELLER',
+    actorId: released.byUserId,
+    action: 'travellers.unverified_email_released',
+    targetKind: 'user',
+    targetId: released.holderId,
+    details: { email: released.email, provenBy: PROVIDER },
+  });
 }

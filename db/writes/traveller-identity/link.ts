@@ -1,8 +1,22 @@
 import type { PoolClient } from 'pg';
 import { Refusal } from '../../../domain/refusal.js';
-import { accountGone, linkRefusal, unlinkRefusal } from '../../../domain/traveller-identity.js';
+import {
+  accountGone,
+  linkRefusal,
+  releasesClaim,
+  unlinkRefusal,
+} from '../../../domain/traveller-identity.js';
 import type { Database } from '../../orm.js';
-import { emailHolder, identityTransaction, linkedUser, PROVIDER, type VerifiedIdentity } from './accounts.js';
+import {
+  emailHolder,
+  identityTransaction,
+  linkedUser,
+  PROVIDER,
+  recordClaimReleased,
+  refuseStaffEmail,
+  releaseUnprovenClaim,
+  type VerifiedIdentity,
+} from './accounts.js';
 import type { PresentedNonce } from './nonces.js';
 
 export interface LinkedIdentity {
@@ -31,10 +45,12 @@ interface StatusRow {
 
 /**
  * Links a verified subject to the signed-in traveller, in one transaction. Refused when the
- * address belongs to staff, when the subject is linked to another user, when another user holds
- * the address, or when this user already has a different subject; and when the account is no
- * longer active once its row is locked (401 AUTH_REQUIRED: a phone merge retired it while this
- * waited), so no subject lands on an account nobody can sign in to. The account's e-mail is filled
+ * address belongs to staff (unless the subject is the one already linked here), when the subject
+ * is linked to another user, when another user holds the address verified, or when this user
+ * already has a different subject; and when the account is no longer active once its row is
+ * locked (401 AUTH_REQUIRED: a phone merge retired it while this waited), so no subject lands on an
+ * account nobody can sign in to. Another user that holds the address unverified gives it up, in
+ * the same transaction (releaseUnprovenClaim, with an audit row). The account's e-mail is filled
  * in (as verified) only when it has none, or marked verified when it is the same address; a
  * different address is kept. Linking a subject the account once unlinked is the traveller's own
  * choice: the record that kept it from signing in (unlinkIdentity) is removed.
@@ -60,6 +76,7 @@ export async function linkIdentity(
       [userId, PROVIDER],
     );
     const linked = current[0] ?? null;
+    if (linked?.subject !== identity.subject) await refuseStaffEmail(client, identity.email);
     // Only a new link needs the other accounts (and their row locks).
     const elsewhere = linked ? null : await linkedUser(client, identity.subject);
     const holder = linked ? null : await emailHolder(client, identity.email);
@@ -68,11 +85,16 @@ export async function linkIdentity(
       subject: identity.subject,
       currentSubject: linked?.subject ?? null,
       linkedElsewhere: elsewhere !== null,
-      emailHolderId: holder?.id ?? null,
+      emailHolder: holder,
     });
     if (refusal) throw refusal;
     if (linked) {
       return { provider: PROVIDER, email: linked.email, linkedAt: linked.linked_at, alreadyLinked: true };
+    }
+    const releasedFrom = releasesClaim(userId, holder);
+    if (releasedFrom) {
+      await releaseUnprovenClaim(client, releasedFrom, identity.email);
+      await recordClaimReleased(client, { holderId: releasedFrom, email: identity.email, byUserId: userId });
     }
     const linkedAt = await insertLinkedIdentity(client, userId, identity);
     return { provider: PROVIDER, email: identity.email, linkedAt, alreadyLinked: false };

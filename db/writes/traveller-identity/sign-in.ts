@@ -1,11 +1,14 @@
 import type { PoolClient } from 'pg';
-import { emailHolderRefusal, linkedAccountRefusal } from '../../../domain/traveller-identity.js';
+import { addressHolderOutcome, linkedAccountRefusal } from '../../../domain/traveller-identity.js';
 import type { Database } from '../../orm.js';
 import {
   emailHolder,
   identityTransaction,
   linkedUser,
   PROVIDER,
+  recordClaimReleased,
+  refuseStaffEmail,
+  releaseUnprovenClaim,
   summaryOf,
   type TravellerSummary,
   type VerifiedIdentity,
@@ -19,14 +22,16 @@ export interface IdpSignIn {
 
 /**
  * Finds or creates the traveller for a verified identity, in one transaction:
- *   1. the subject is already linked → that user (refused if the account is disabled);
- *   2. else a traveller whose own e-mail is that address and verified, with no identity-provider
+ *   1. the subject is already linked → that user (refused if the account is disabled), whatever
+ *      holds its address now;
+ *   2. else an address of company staff or administrators → IDP_STAFF_ACCOUNT_CONFLICT;
+ *   3. else a traveller whose own e-mail is that address and verified, with no identity-provider
  *      subject yet (a phone traveller, or an e-mail and password account) → the subject is added
  *      to that same user; its password and phone are not touched;
- *   3. else an account holds the address in any other way (unverified, linked to another subject,
- *      disabled, or it unlinked this very subject) → IDP_ACCOUNT_CONFLICT;
- *   4. else a new user with the verified e-mail, no phone and no passenger profile yet.
- * Addresses of company staff or administrators are refused first (IDP_STAFF_ACCOUNT_CONFLICT).
+ *   4. else an account that unlinked this very subject, or holds the address verified but linked
+ *      to another subject or disabled → IDP_ACCOUNT_CONFLICT;
+ *   5. else a new user with the verified e-mail, no phone and no passenger profile yet; an account
+ *      that held the address unverified gives it up first (releaseUnprovenClaim, with an audit row).
  * Any conflict refuses the whole operation: nothing is written and no parallel account appears.
  * The session is started last (`start`) in the same transaction, so the nonce is spent and a new
  * account kept only with it.
@@ -55,20 +60,33 @@ async function findOrCreateTraveller(client: PoolClient, identity: VerifiedIdent
     ]);
     return { user: await summaryOf(client, linked.id), isNewUser: false };
   }
+  await refuseStaffEmail(client, identity.email);
   const holder = await emailHolder(client, identity.email);
   if (holder) {
-    const refusal = emailHolderRefusal(holder, await unlinkedBy(client, holder.id, identity.subject));
-    if (refusal) throw refusal;
-    await insertIdentity(client, holder.id, identity);
-    await client.query(`update users set name = $2, updated_at = now() where id = $1 and name = ''`, [
-      holder.id,
-      identity.name,
-    ]);
-    return { user: await summaryOf(client, holder.id), isNewUser: false };
+    const outcome = addressHolderOutcome(holder, await unlinkedBy(client, holder.id, identity.subject));
+    if (outcome.kind === 'refuse') throw outcome.refusal;
+    if (outcome.kind === 'join') return joinHolder(client, holder.id, identity);
+    await releaseUnprovenClaim(client, holder.id, identity.email);
   }
   const userId = await insertUser(client, identity);
   await insertIdentity(client, userId, identity);
+  if (holder)
+    await recordClaimReleased(client, { holderId: holder.id, email: identity.email, byUserId: userId });
   return { user: await summaryOf(client, userId), isNewUser: true };
+}
+
+/** Adds the subject to the account whose own verified address it is (its name only when it has none). */
+async function joinHolder(
+  client: PoolClient,
+  holderId: string,
+  identity: VerifiedIdentity,
+): Promise<IdpSignIn> {
+  await insertIdentity(client, holderId, identity);
+  await client.query(`update users set name = $2, updated_at = now() where id = $1 and name = ''`, [
+    holderId,
+    identity.name,
+  ]);
+  return { user: await summaryOf(client, holderId), isNewUser: false };
 }
 
 interface IdRow {

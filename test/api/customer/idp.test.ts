@@ -280,14 +280,21 @@ describe('identity-provider sign-in', () => {
       ]);
     });
 
-    it('refuses an address an account holds unverified, and links nothing', async () => {
+    it('takes an address an account holds unverified from it, and signs the provider verified owner in to a new account', async () => {
       const { mobile, mobileToken, phoneTraveller, identitiesWithEmail, usersWithEmail } = helpers();
       const email = uniqueEmail();
       const traveller = await phoneTraveller({ email, emailVerified: false });
-      expectError(await mobile(await mobileToken({ claims: { email } })), 409, 'IDP_ACCOUNT_CONFLICT');
-      expect(await identitiesWithEmail(email)).toEqual([]);
+      const response = await mobile(await mobileToken({ claims: { email } }));
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.data).toMatchObject({ isNewUser: true, needsPhone: true, user: { email } });
+      const ownerId = response.body.data.user.id;
+      expect(ownerId).not.toBe(traveller.userId);
+      expect(await identitiesWithEmail(email)).toEqual([expect.objectContaining({ user_id: ownerId })]);
       expect(await usersWithEmail(email)).toEqual([
-        expect.objectContaining({ id: traveller.userId, email_verified_at: null }),
+        expect.objectContaining({ id: ownerId, email_verified_at: expect.anything() }),
+      ]);
+      expect(await app.db.query('select email, phone from users where id = $1', [traveller.userId])).toEqual([
+        { email: null, phone: traveller.phone },
       ]);
     });
 
@@ -885,7 +892,7 @@ describe('identity-provider sign-in', () => {
       expect(response.status).toBe(200);
     });
 
-    it('refuses a subject linked to another account, an address another account holds, and staff addresses', async () => {
+    it('refuses a subject linked to another account, an address another account holds verified, and staff addresses', async () => {
       const { mobile, mobileToken, phoneTraveller } = helpers();
       const taken = randomUUID();
       await mobile(await mobileToken({ claims: { sub: taken } }));
@@ -897,7 +904,7 @@ describe('identity-provider sign-in', () => {
       );
 
       const heldEmail = uniqueEmail();
-      await phoneTraveller({ email: heldEmail, emailVerified: false });
+      const holder = await phoneTraveller({ email: heldEmail, emailVerified: true });
       const second = await prepare({ email: heldEmail });
       expectError(
         await link({ idToken: second.idToken, flowId: second.flow.flowId }, second.headers),
@@ -921,6 +928,10 @@ describe('identity-provider sign-in', () => {
           await app.db.query('select 1 from user_identities where user_id = $1', [traveller.userId]),
         ).toEqual([]);
       }
+      // The verified holder keeps its address.
+      expect(await app.db.query('select email from users where id = $1', [holder.userId])).toEqual([
+        { email: heldEmail },
+      ]);
       // A refused attempt does not use up its flow.
       const [nonce] = await app.db.query('select consumed_at from idp_nonces where flow_id = $1', [
         third.flow.flowId,
