@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/services.js';
 import { spawnChild, stopChild, type DrillChild } from '../drills/support/child.js';
-import { eventually } from '../support/journeys.js';
+import { eventually, waitUntil } from '../support/journeys.js';
 import { alive, childrenOf } from '../support/processes.js';
 
 /**
@@ -148,10 +148,11 @@ describe('API_PROCESSES=2 while PostgreSQL does not answer', () => {
 
     process.kill(victim!, 'SIGKILL');
     // The replacement starts and listens while PostgreSQL is still away.
-    await eventually(
+    await waitUntil(
       async () => count(api, LISTENING),
       (listened) => listened === 3,
       30_000,
+      "the replacement process to listen while PostgreSQL is away (3 'api listening' lines)",
     );
     expect({
       primaryRunning: api.running(),
@@ -182,10 +183,11 @@ describe('API_PROCESSES=2 while PostgreSQL does not answer', () => {
     const retry = /"msg":"api process failed at start-up; starting another after a pause"/;
     await relay.set('refusing');
     process.kill(victim!, 'SIGKILL');
-    await eventually(
+    await waitUntil(
       async () => count(api, retry),
       (failed) => failed >= 3,
       40_000,
+      '3 failed start-ups of the replacement',
     );
     const pauses = api.lines
       .filter((line) => retry.test(line))
@@ -198,10 +200,11 @@ describe('API_PROCESSES=2 while PostgreSQL does not answer', () => {
     }).toEqual({ primaryRunning: true, survivorAlive: true, healthz: 200 });
 
     await relay.set('up');
-    await eventually(
+    await waitUntil(
       async () => count(api, LISTENING),
       (listened) => listened === listenedBefore + 1,
       40_000,
+      'the replacement to listen once PostgreSQL is back',
     );
     expect(childrenOf(api.pid)).toHaveLength(2);
     expect(await statusOf(port, '/readyz')).toBe(200);

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/services.js';
 import { spawnChild, stopChild, type DrillChild } from '../drills/support/child.js';
-import { eventually } from '../support/journeys.js';
+import { eventually, waitUntil } from '../support/journeys.js';
 import { childrenOf } from '../support/processes.js';
 
 /**
@@ -60,7 +60,7 @@ async function withCitiesBlocked(
     await db.query('begin');
     await db.query('lock table cities in access exclusive mode');
     const inFlight = get(port, '/api/cities');
-    await eventually(
+    await waitUntil(
       async () =>
         (
           await db.query<{ n: number }>(
@@ -69,6 +69,7 @@ async function withCitiesBlocked(
         ).rows[0]!.n,
       (waiting) => waiting > 0,
       10_000,
+      'the in-flight request to wait on the cities lock',
     );
     await work(inFlight);
   } finally {

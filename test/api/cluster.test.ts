@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, portOpen } from '../../scripts/lib/services.js';
 import { apiEntry } from '../../scripts/lib/api-entry.js';
-import { eventually } from '../support/journeys.js';
+import { waitUntil } from '../support/journeys.js';
 import { namedDatabaseUrl } from '../support/named-connections.js';
 import { alive, childrenOf } from '../support/processes.js';
 
@@ -78,10 +78,11 @@ describe('API_PROCESSES: several API processes on one port', () => {
     createInterface({ input: primary.stdout! }).on('line', (line) => {
       if (line.includes('"api listening"')) listening += 1;
     });
-    await eventually(
+    await waitUntil(
       async () => listening,
       (count) => count === 2,
       50_000,
+      'both API processes to listen',
     );
     expect(await portOpen(port)).toBe(true);
   }, 60_000);
@@ -139,18 +140,22 @@ describe('API_PROCESSES: several API processes on one port', () => {
   it('a process that dies is replaced; SIGTERM stops the primary and every process', async () => {
     const [victim, survivor] = childrenOf(primary.pid!);
     process.kill(victim!, 'SIGKILL');
-    const replaced = await eventually(
+    const replaced = await waitUntil(
       async () => childrenOf(primary.pid!),
       (pids) => pids.length === 2 && !pids.includes(victim!),
       30_000,
+      'the killed process to be replaced (two processes, the killed one gone)',
     );
+    expect(replaced).toHaveLength(2);
     expect(replaced).toContain(survivor);
+    expect(replaced).not.toContain(victim);
     // The survivor answers at once; the replacement starts listening.
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-    await eventually(
+    await waitUntil(
       async () => listening,
       (count) => count === 3,
       40_000,
+      "the replacement process to listen (a third 'api listening' line)",
     );
     primary.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -7,13 +7,15 @@ import { completedBooking } from '../support/loyalty.js';
 describe('outbox: booking events recorded with the change that causes them', () => {
   const app = useTestApp();
 
-  it("records SPEC's data for each booking, and nothing when the transaction rolls back", async () => {
+  it("records SPEC's data for each booking (passenger_count its seats), and nothing when the transaction rolls back", async () => {
     const { company, trip } = await createCorridor(app.db);
     const traveller = await app.signIn();
+    // Three seats: passenger_count is the booking's seats, not one per booking.
     const bookingId = await completedBooking(
       app.db,
       { tripId: trip.id, companyId: company.id },
       traveller.userId,
+      { seats: 3, totalPrice: 75_000 },
     );
     const [booking] = await app.db.query<{ booking_code: string; trip_id: string; total_price: string }>(
       'select booking_code, trip_id, total_price from bookings where id = $1',
@@ -35,20 +37,24 @@ describe('outbox: booking events recorded with the change that causes them', () 
     const recorded = await app.db.transaction((client) =>
       recordTripEvent(client, booking!.trip_id, 'COMPLETE'),
     );
-    expect(recorded).toBeGreaterThanOrEqual(1);
-    const [event] = await app.db.query<{ event: string; data: Record<string, unknown> }>(
+    // The trip's one booking: one event, with its data exactly.
+    expect(recorded).toBe(1);
+    const events = await app.db.query<{ event: string; data: Record<string, unknown> }>(
       'select event, data from outbox_events where booking_id = $1',
       [bookingId],
     );
-    expect(event).toEqual({
-      event: 'trip.completed',
-      data: {
-        booking_id: bookingId,
-        booking_code: booking!.booking_code,
-        trip_id: booking!.trip_id,
-        passenger_count: expect.any(Number),
-        total_amount: Number(booking!.total_price),
+    expect(events).toEqual([
+      {
+        event: 'trip.completed',
+        data: {
+          booking_id: bookingId,
+          booking_code: booking!.booking_code,
+          trip_id: booking!.trip_id,
+          passenger_count: 3,
+          total_amount: 75_000,
+        },
       },
-    });
+    ]);
+    expect(Number(booking!.total_price)).toBe(75_000);
   });
 });

@@ -3,11 +3,11 @@ import { useTestApp, type TestApp } from '../support/harness.js';
 import {
   bookJourney,
   connection,
-  eventually,
   journeyFacts,
   mobileTraveller,
   setConfirmation,
   type LegChoice,
+  waitUntil,
 } from '../support/journeys.js';
 import { createStaffMember, staffLogin } from '../support/staff.js';
 
@@ -103,9 +103,11 @@ describe('webhook events when the decision deadline passes (TIME_SCALE 0.004: 15
       'MANUAL_CONFIRM',
       'AUTO_CONFIRM',
     ]);
-    await eventually(
+    await waitUntil(
       () => journeyFacts(app.db, journeyId),
       (facts) => facts.journey?.status === 'CANCELLED',
+      20_000,
+      'the journey to be CANCELLED',
     );
     expect(await eventsOf(app, journeyId)).toEqual({
       [first.companyId]: ['booking.cancelled', 'booking.created'],

@@ -177,8 +177,15 @@ export async function createBooking(
   return response.body.data.booking;
 }
 
-/** Two trips of one company that make a round trip: A → B, then B → A two days later. */
-export async function roundTripPair(app: TestApp, companyId?: string) {
+/**
+ * Two trips of one company that make a round trip: A → B, then B → A two days later; each seat at
+ * bookableTrip's price unless `prices` says otherwise.
+ */
+export async function roundTripPair(
+  app: TestApp,
+  companyId?: string,
+  prices: { outbound?: number; inbound?: number } = {},
+) {
   const a = await createStop(app.db, (await createCity(app.db)).id);
   const b = await createStop(app.db, (await createCity(app.db)).id);
   const outbound = await bookableTrip(app.db, {
@@ -186,12 +193,14 @@ export async function roundTripPair(app: TestApp, companyId?: string) {
     from: a,
     to: b,
     departAt: atDamascus(futureDay(3), '08:00'),
+    ...(prices.outbound === undefined ? {} : { price: prices.outbound }),
   });
   const inbound = await bookableTrip(app.db, {
     companyId: outbound.companyId,
     from: b,
     to: a,
     departAt: atDamascus(futureDay(5), '08:00'),
+    ...(prices.inbound === undefined ? {} : { price: prices.inbound }),
   });
   return { outbound, inbound };
 }

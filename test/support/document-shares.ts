@@ -161,7 +161,10 @@ export async function accessRows(app: TestApp, grantId: string) {
   );
 }
 
-/** Polls until `check` holds (workflow timers and activities settle a moment after the clock). */
+/**
+ * Polls until `check` holds (workflow timers and activities settle a moment after the clock); answers
+ * the last value when the time runs out, without throwing: assert it, or use journeys.ts `waitUntil`.
+ */
 export async function eventually<T>(
   read: () => Promise<T>,
   check: (value: T) => boolean,

@@ -265,7 +265,11 @@ export async function startedWithin<T>(
   }
 }
 
-/** Polls `read` until `done` holds (the workflow acts on its own clock) or the time runs out. */
+/**
+ * Polls `read` until `done` holds (the workflow acts on its own clock) or the time runs out, and
+ * answers the last value either way: the caller must assert it (`expect(await eventually(...))`).
+ * A wait whose condition must come true before the test goes on is `waitUntil`, which throws.
+ */
 export async function eventually<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
@@ -279,7 +283,38 @@ export async function eventually<T>(
   }
 }
 
-/** The journey row and what it holds, straight from the database. */
+/** A value for a failure message: JSON, cut to 500 characters (or String() when JSON cannot show it). */
+function shown(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 500 ? `${text.slice(0, 500)}...` : text;
+}
+
+/**
+ * Polls `read` until `done` holds and answers that value; throws, naming `what` was awaited and the
+ * last value read, once `timeoutMs` have passed without it. For a wait whose condition must come
+ * true before the test goes on (a bare `await eventually(...)` would go on silently).
+ */
+export async function waitUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+  what = 'the awaited condition',
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > until)
+      throw new Error(`waited ${timeoutMs} ms for ${what}; it never came true (last value: ${shown(value)})`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** The id of the journey's booking with `companyId` (one booking per company and journey). */
 export async function bookingOfCompany(db: Database, journeyId: string, companyId: string): Promise<string> {
   const [row] = await db.query<{ id: string }>(
@@ -289,6 +324,7 @@ export async function bookingOfCompany(db: Database, journeyId: string, companyI
   return row!.id;
 }
 
+/** The journey row and what it holds, straight from the database. */
 export async function journeyFacts(db: Database, journeyId: string) {
   const [journey] = await db.query<{ status: string; failure_reason: string | null }>(
     `select status, failure_reason from journeys where id = $1`,

@@ -115,12 +115,13 @@ export async function completedBooking(
   db: Database,
   trip: { tripId: string; companyId: string },
   userId: string,
-  options: { totalPrice?: number; status?: string } = {},
+  options: { totalPrice?: number; status?: string; seats?: number } = {},
 ): Promise<string> {
+  const seats = options.seats ?? 1;
   const [row] = await db.query<{ id: string }>(
     `insert into bookings (booking_code, company_id, trip_id, owner_user_id, passenger_name, passenger_phone,
                            seats_count, seat_numbers, status, total_price)
-     values ($1, $2, $3, $4, 'Rami', '+963944000000', 1, '{1}', $5, $6) returning id`,
+     values ($1, $2, $3, $4, 'Rami', '+963944000000', $7, $8, $5, $6) returning id`,
     [
       `T-${randomUUID().slice(0, 10)}`,
       trip.companyId,
@@ -128,6 +129,8 @@ export async function completedBooking(
       userId,
       options.status ?? 'COMPLETED',
       options.totalPrice ?? 25_000,
+      seats,
+      Array.from({ length: seats }, (_, index) => String(index + 1)),
     ],
   );
   return row!.id;

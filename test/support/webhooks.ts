@@ -12,7 +12,7 @@ import { retryPlanOf } from '../../workflows/webhook-delivery.contract.js';
 import { loadConfig } from '../../config/index.js';
 import { WEBHOOK_RELAY_DEFAULTS } from '../../workflows/webhook-outbox.contract.js';
 import type { TestApp } from './harness.js';
-import { eventually } from './journeys.js';
+import { eventually, waitUntil } from './journeys.js';
 import { staffSession } from './journey-rows.js';
 
 /**
@@ -201,4 +201,43 @@ export async function stopRelay(app: TestApp): Promise<void> {
 /** The receiver's signatures all checked out. */
 export function allVerified(receiver: Receiver): boolean {
   return receiver.requests.length > 0 && receiver.requests.every((request) => request.verified);
+}
+
+/**
+ * A redelivery answered 202 that really went: the receiver got the delivery once more than the
+ * `requestsBefore` it had, the delivery row is DELIVERED, and its attempts hold exactly one MANUAL one.
+ */
+export async function expectRedelivered(
+  app: TestApp,
+  receiver: Receiver,
+  deliveryId: string,
+  requestsBefore: number,
+): Promise<void> {
+  const sentTo = () => receiver.requests.filter((request) => request.deliveryId === deliveryId).length;
+  await waitUntil(
+    async () => sentTo(),
+    (count) => count > requestsBefore,
+    20_000,
+    `the redelivery of ${deliveryId} to reach the receiver (${requestsBefore} requests before)`,
+  );
+  const state = () =>
+    app.db
+      .query<{ status: string; manual: number }>(
+        `select d.status, (select count(*)::int from webhook_delivery_attempts a
+                             where a.delivery_id = d.id and a.trigger = 'MANUAL') as manual
+         from webhook_deliveries d where d.id = $1`,
+        [deliveryId],
+      )
+      .then(([row]) => row);
+  const recorded = await waitUntil(
+    state,
+    (row) => row?.status === 'DELIVERED' && row.manual > 0,
+    20_000,
+    `delivery ${deliveryId} DELIVERED with its MANUAL attempt recorded`,
+  );
+  expect({ sent: sentTo(), ...recorded }).toEqual({
+    sent: requestsBefore + 1,
+    status: 'DELIVERED',
+    manual: 1,
+  });
 }

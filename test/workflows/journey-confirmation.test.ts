@@ -24,6 +24,7 @@ import {
   travellers,
   tripOf,
   type LegChoice,
+  waitUntil,
 } from '../support/journeys.js';
 import { createStaffMember, staffLogin } from '../support/staff.js';
 import { signedInAdmin } from '../api/admin/helpers.js';
@@ -225,13 +226,14 @@ describe('journey confirmation: company decisions', () => {
       headers: rejecter.writeHeaders,
       json: { decision: 'REJECT' },
     });
-    await eventually(
+    await waitUntil(
       () =>
         app.db.query(`select pid from pg_stat_activity where pg_blocking_pids(pid) && array[$1]::int[]`, [
           pid,
         ]),
       (rows) => rows.length > 0,
       10_000,
+      'the REJECT to wait on the held lock',
     );
     unlock();
     await inFlight;

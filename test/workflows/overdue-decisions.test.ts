@@ -18,6 +18,7 @@ import {
   quote,
   setConfirmation,
   tripOf,
+  waitUntil,
 } from '../support/journeys.js';
 
 /**
@@ -48,13 +49,13 @@ async function makeOverdue(db: Database, journeyId: string): Promise<void> {
 }
 
 /**
- * Sweeps until no decision of these scopes is still PENDING (or 5 s pass). The tests' shared worker
+ * Sweeps until no decision of these scopes is still PENDING (failing after 5 s). The tests' shared worker
  * sweeps too (worker/hold-sweeper.ts, every HOLD_SWEEP_SECONDS): while its release holds a scope's
  * lock, a sweep passes over that scope (nowait) and returns before the release has committed; the
  * next sweep finds it settled.
  */
 async function sweepUntilSettled(db: Database, scopeIds: string[]): Promise<void> {
-  await eventually(
+  await waitUntil(
     async () => {
       await releaseOverdueDecisions(db);
       const [row] = await db.query<{ pending: number }>(
@@ -66,6 +67,7 @@ async function sweepUntilSettled(db: Database, scopeIds: string[]): Promise<void
     },
     (pending) => pending === 0,
     5_000,
+    'no decision of these scopes left PENDING',
   );
 }
 

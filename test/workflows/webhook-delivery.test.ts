@@ -32,11 +32,12 @@ import {
 } from '../support/bookings.js';
 import { useTestApp, type TestApp } from '../support/harness.js';
 import { answeredOrWaiting, waitersOf } from '../drills/support/blocking.js';
-import { eventually, mobileTraveller, type Caller } from '../support/journeys.js';
+import { eventually, mobileTraveller, waitUntil, type Caller } from '../support/journeys.js';
 import { suspendedWhileWriting } from '../support/suspension.js';
 import {
   allVerified,
   apiKeyOf,
+  expectRedelivered,
   restartRelay,
   startReceiver,
   stopRelay,
@@ -132,9 +133,11 @@ describe('webhook delivery (full stack)', () => {
 
   it("sends a booking's events once each, with SPEC's body and both signatures valid", async () => {
     const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
-    await eventually(
+    await waitUntil(
       async () => processedFor(booking.id),
       (bodies) => bodies.length === 2,
+      20_000,
+      "the booking's two events processed",
     );
     const bodies = processedFor(booking.id);
     expect(bodies.map((body) => body.event).sort()).toEqual(['booking.confirmed', 'booking.created']);
@@ -156,9 +159,11 @@ describe('webhook delivery (full stack)', () => {
 
     const cancelled = await cancelBooking(app, caller, booking.id);
     expect(cancelled.status, cancelled.text).toBe(200);
-    await eventually(
+    await waitUntil(
       async () => processedFor(booking.id),
       (all) => all.length === 3,
+      20_000,
+      'the booking.cancelled event processed (3 events)',
     );
     expect(processedFor(booking.id).map((body) => body.event)).toContain('booking.cancelled');
 
@@ -195,9 +200,11 @@ describe('webhook delivery (full stack)', () => {
     const ties: string[] = [];
     for (let index = 0; index < 3; index += 1) {
       const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
-      const bodies = await eventually(
+      const bodies = await waitUntil(
         async () => processedFor(booking.id),
         (received) => received.length === 2,
+        20_000,
+        "the booking's two events processed",
       );
       const created = bodies.find((body) => body.event === 'booking.created')!;
       const confirmed = bodies.find((body) => body.event === 'booking.confirmed')!;
@@ -215,9 +222,11 @@ describe('webhook delivery (full stack)', () => {
     }
     const ids = bookings.map((booking) => booking.id);
     // Refused for a while: several attempts each, none processed.
-    await eventually(
+    await waitUntil(
       async () => receiver.requests.filter((request) => ids.includes(request.body.data.booking_id)).length,
       (count) => count >= 12,
+      20_000,
+      "12 refused attempts at the three bookings' events",
     );
     expect(ids.flatMap(processedFor)).toEqual([]);
     receiver.mode = 'up';
@@ -263,9 +272,11 @@ describe('webhook delivery (full stack)', () => {
       expect(gone.requests).toHaveLength(1);
 
       const later = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
-      await eventually(
+      await waitUntil(
         async () => processedFor(later.id),
         (bodies) => bodies.length === 2,
+        20_000,
+        "the later booking's two events processed by the other receiver",
       );
       expect(gone.requests).toHaveLength(1);
       const made = await app.db.query(`select id from webhook_deliveries where subscription_id = $1`, [
@@ -396,9 +407,11 @@ describe('webhook delivery (full stack)', () => {
     try {
       paused.mode = 'gone';
       const later = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
-      await eventually(
+      await waitUntil(
         () => app.request(`/api/webhooks/${pausedId}`, { token: key }),
         (response) => response.body?.data?.status === 'DISABLED',
+        20_000,
+        'the subscription to be DISABLED by the 410',
       );
       expect(await deliveryLog(pausedId, deliveryId)).toMatchObject({
         status: 'ABANDONED',
@@ -485,9 +498,11 @@ describe('webhook delivery (full stack)', () => {
       expect(await transition('DEPARTED', 'DEPART')).toBe(2);
       expect(await transition('COMPLETED', 'COMPLETE')).toBe(2);
 
-      await eventually(
+      await waitUntil(
         async () => trips.processed.size,
         (size) => size === 4,
+        20_000,
+        'the four trip events processed',
       );
       await sleep(500);
       expect(trips.requests).toHaveLength(4);
@@ -511,17 +526,21 @@ describe('webhook delivery (full stack)', () => {
 
   it('a manual redelivery sends the same delivery id again, logged as MANUAL', async () => {
     const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
-    const [delivered] = await eventually(
+    const [delivered] = await waitUntil(
       () => deliveriesOf([booking.id]),
       (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'),
+      20_000,
+      "the booking's two deliveries DELIVERED",
     );
     const sent = receiver.requests.filter((request) => request.deliveryId === delivered!.id).length;
     const path = `/api/webhooks/${subscriptionId}/deliveries/${delivered!.id}/redeliver`;
     const response = await app.request(path, { method: 'POST', token: key });
     expect(response.status, response.text).toBe(202);
-    await eventually(
+    await waitUntil(
       async () => receiver.requests.filter((request) => request.deliveryId === delivered!.id).length,
       (count) => count === sent + 1,
+      20_000,
+      'the redelivery to reach the receiver',
     );
     const detail = await eventually(
       () => app.request(`/api/webhooks/${subscriptionId}/deliveries/${delivered!.id}`, { token: key }),
@@ -539,9 +558,11 @@ describe('webhook delivery (full stack)', () => {
 
   it('redeliveries at once: one is sent, the others 409 DELIVERY_IN_PROGRESS; another company gets 404', async () => {
     const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
-    const [delivered] = await eventually(
+    const [delivered] = await waitUntil(
       () => deliveriesOf([booking.id]),
       (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'),
+      20_000,
+      "the booking's two deliveries DELIVERED",
     );
     const path = `/api/webhooks/${subscriptionId}/deliveries/${delivered!.id}/redeliver`;
     const sentTo = () => receiver.requests.filter((request) => request.deliveryId === delivered!.id).length;
@@ -561,16 +582,20 @@ describe('webhook delivery (full stack)', () => {
     for (const answer of answers.filter((one) => one.status === 409))
       expect(answer.body.errorCode).toBe('DELIVERY_IN_PROGRESS');
     // While it is being retried, a further redelivery is refused too.
-    await eventually(
+    await waitUntil(
       async () => sentTo(),
       (count) => count >= sent + 1,
+      20_000,
+      "the redelivery's first (refused) attempt to reach the receiver",
     );
     const during = await app.request(path, { method: 'POST', token: key });
     expect(during.body.errorCode).toBe('DELIVERY_IN_PROGRESS');
     receiver.mode = 'up';
-    await eventually(
+    await waitUntil(
       () => deliveriesOf([booking.id]),
       (rows) => rows.every((row) => row.status === 'DELIVERED'),
+      20_000,
+      'every delivery of the booking DELIVERED',
     );
     const [attempts] = await app.db.query<{ manual: number }>(
       `select count(*) filter (where trigger = 'MANUAL')::int as manual from webhook_delivery_attempts
@@ -582,9 +607,11 @@ describe('webhook delivery (full stack)', () => {
 
   it('a redelivery whose company is suspended while it waits is refused 403 COMPANY_SUSPENDED, nothing reopened or sent', async () => {
     const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
-    const [delivered] = await eventually(
+    const [delivered] = await waitUntil(
       () => deliveriesOf([booking.id]),
       (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'),
+      20_000,
+      "the booking's two deliveries DELIVERED",
     );
     const sent = receiver.requests.length;
     const path = `/api/webhooks/${subscriptionId}/deliveries/${delivered!.id}`;
@@ -604,9 +631,11 @@ describe('webhook delivery (full stack)', () => {
 
   it('a manual redelivery replaces a run of the delivery still closing, instead of being lost behind it', async () => {
     const booking = await createBooking(app, caller, { tripId: trip.tripId, seatNumbers: [nextSeat()] });
-    const [delivered] = await eventually(
+    const [delivered] = await waitUntil(
       () => deliveriesOf([booking.id]),
       (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'),
+      20_000,
+      "the booking's two deliveries DELIVERED",
     );
     const sentTo = () => receiver.requests.filter((request) => request.deliveryId === delivered!.id).length;
     const sent = sentTo();
@@ -815,10 +844,11 @@ describe('webhook first attempts from the relay (full stack)', () => {
   /** Milliseconds from now until the receiver has processed the booking's event. */
   async function lagUntilReceived(receiver: Receiver, bookingId: string): Promise<number> {
     const committed = Date.now();
-    await eventually(
+    await waitUntil(
       async () => [...receiver.processed.values()].some((body) => body.data.booking_id === bookingId),
       (seen) => seen,
       30_000,
+      "the receiver to process the booking's event",
     );
     return Date.now() - committed;
   }
@@ -828,9 +858,11 @@ describe('webhook first attempts from the relay (full stack)', () => {
     const healthy = await subscribedReceiver();
     try {
       await hanging.book();
-      await eventually(
+      await waitUntil(
         async () => hanging.receiver.hits.length,
         (hits) => hits > 0,
+        20_000,
+        "the hanging receiver's first request",
       );
       // Past the relay step's 2 s claiming budget, the other company books.
       await sleep(2_500);
@@ -859,9 +891,11 @@ describe('webhook first attempts from the relay (full stack)', () => {
     try {
       await hanging.book();
       await hanging.book();
-      await eventually(
+      await waitUntil(
         async () => hanging.receiver.hits.length,
         (hits) => hits >= 48,
+        20_000,
+        '48 requests at the hanging receivers',
       );
       const booking = await healthy.book();
       const lag = await lagUntilReceived(healthy.receiver, booking.id);
@@ -1011,10 +1045,9 @@ describe('webhook first attempts from the relay (full stack)', () => {
         { method: 'POST', token: key },
       );
       expect(redelivered.status, redelivered.text).toBe(202);
-      await eventually(
-        async () => receiver.processed.has(abandoned.id),
-        (done) => done,
-      );
+      // It goes: the receiver gets it, the row is DELIVERED after one MANUAL attempt.
+      await expectRedelivered(app, receiver, abandoned.id, 0);
+      expect(receiver.processed.has(abandoned.id)).toBe(true);
       expect(
         receiver.requests.some((request) => request.body.data.booking_id === whileDisabled.id),
         'an event recorded while the subscription was disabled was sent',
@@ -1122,12 +1155,18 @@ describe('webhook first attempts from the relay (full stack)', () => {
 
         // The workflow's next wait listens on a new session, and relays the event of a booking made then.
         const nextWaiting = startWait();
-        await eventually(listeners, (found) => found[0]?.query === 'LISTEN webhook_outbox');
+        await waitUntil(
+          listeners,
+          (found) => found[0]?.query === 'LISTEN webhook_outbox',
+          20_000,
+          'the next wait to LISTEN on a new session',
+        );
         const booking = await book();
-        await eventually(
+        await waitUntil(
           async () => [...receiver.processed.values()].some((body) => body.data.booking_id === booking.id),
           (seen) => seen,
           10_000,
+          'the receiver to process the event of the booking made then',
         );
         expect([...receiver.processed.values()].map((body) => body.data.booking_id)).toEqual([booking.id]);
         waits[1]!.env.cancel();
@@ -1225,9 +1264,11 @@ describe('webhook delivery whose retry workflow an operator ends', () => {
       const handle = app.temporal.workflow.getHandle(workflowIds.webhookDelivery(retrying.id));
       if (end === 'terminate') await handle.terminate('operator');
       else await handle.cancel();
-      await eventually(
+      await waitUntil(
         async () => (await handle.describe()).status.name,
         (status) => status !== 'RUNNING',
+        20_000,
+        'the ended retry workflow to close',
       );
       receiver.mode = 'up';
       // Nothing attempts it any more: still PENDING.
@@ -1324,10 +1365,11 @@ describe('the webhook relay an operator ends (the worker keeps it running)', () 
       30_000,
     );
     expect([after.status.name, after.runId === before.runId]).toEqual(['RUNNING', false]);
-    await eventually(
+    await waitUntil(
       async () => sentFor(booking.id).length,
       (count) => count > 0,
       30_000,
+      "the restarted relay to send the booking's event",
     );
     expect(sentFor(booking.id).map((request) => [request.event, request.verified])).toEqual([
       ['booking.created', true],
@@ -1343,10 +1385,11 @@ describe('the webhook relay an operator ends (the worker keeps it running)', () 
     expect(sentFor(booking.id)).toEqual([]);
     // An API process that starts (ensureRelay) starts it again, and the event goes out.
     await restartRelay(app);
-    await eventually(
+    await waitUntil(
       async () => sentFor(booking.id).length,
       (count) => count > 0,
       30_000,
+      "the relay started again to send the booking's event",
     );
     expect(sentFor(booking.id).map((request) => request.event)).toEqual(['booking.created']);
   }, 70_000);

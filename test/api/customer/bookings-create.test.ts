@@ -455,8 +455,10 @@ describe('POST /bookings/round-trip', () => {
     };
   }
 
-  it('books both directions in one order and splits one voucher across both bookings', async () => {
-    const pair = await roundTripPair(app);
+  it('books both directions in one order and splits one voucher across both bookings in proportion to their subtotals', async () => {
+    // Legs of unequal subtotal (2 × 10 000 out, 2 × 30 000 back): 15 % of 80 000 is 12 000, split
+    // 1 : 3 as the subtotals are (an even split would be 6 000 each).
+    const pair = await roundTripPair(app, undefined, { outbound: 10_000, inbound: 30_000 });
     const caller = await webTraveller(app);
     const code = await voucher(app, caller, pair.outbound.companyId, { percent: 15 });
     const { outboundLock, returnLock } = await lockedPair(caller, pair);
@@ -464,21 +466,36 @@ describe('POST /bookings/round-trip', () => {
     const response = await postRoundTrip(app, caller, roundTripBody(outboundLock, returnLock, code));
     expect(response.status, response.text).toBe(201);
     const data = response.body.data;
-    expect(data).toMatchObject({ subtotal: 40_000, discount: 6_000, finalPrice: 34_000 });
+    expect(data).toMatchObject({ subtotal: 80_000, discount: 12_000, finalPrice: 68_000 });
     const [outbound, inbound] = data.bookings;
     expect(outbound).toMatchObject({
       trip_id: pair.outbound.tripId,
       subtotal: 20_000,
+      discount: 3_000,
       order_id: data.order_id,
     });
     expect(inbound).toMatchObject({
       trip_id: pair.inbound.tripId,
-      subtotal: 20_000,
+      subtotal: 60_000,
+      discount: 9_000,
       order_id: data.order_id,
     });
-    expect(outbound.discount + inbound.discount).toBe(6_000);
-    expect(outbound.discount).toBeGreaterThan(0);
-    expect(inbound.discount).toBeGreaterThan(0);
+    const rows = await app.db.query<{
+      trip_id: string;
+      subtotal: number;
+      discount: number;
+      total_price: number;
+    }>(
+      `select b.trip_id, b.subtotal::int, b.discount::int, b.total_price::int
+       from bookings b join journeys j on j.id = b.journey_id where j.order_id = $1`,
+      [data.order_id],
+    );
+    expect(
+      Object.fromEntries(rows.map((row) => [row.trip_id, [row.subtotal, row.discount, row.total_price]])),
+    ).toEqual({
+      [pair.outbound.tripId]: [20_000, 3_000, 17_000],
+      [pair.inbound.tripId]: [60_000, 9_000, 51_000],
+    });
     expect(await voucherStatus(app, code)).toBe('USED');
 
     const [order] = await app.db.query<{ status: string; journeys: number }>(

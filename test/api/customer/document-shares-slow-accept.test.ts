@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useTestApp } from '../../support/harness.js';
+import { waitUntil } from '../../support/journeys.js';
 import {
   acceptShare,
   createShare,
-  eventually,
   grantRow,
   NO_SHARE_IP_LIMIT,
   recipientSession,
@@ -54,10 +54,11 @@ describe('document shares: an accept the request stopped waiting for', () => {
 
     // The abandoned accept's step gets the row now and ends: refused, nothing written.
     const handle = app.temporal.workflow.getHandle(`share-grant/${created.grantId}`);
-    await eventually(
+    await waitUntil(
       () => handle.describe(),
       (description) => (description.raw.pendingActivities ?? []).length === 0,
       10_000,
+      "the abandoned accept's activity to end (no pending activity)",
     );
     expect(await sessionRows(app, created.grantId)).toHaveLength(0);
     expect((await grantRow(app, created.grantId))!.status).toBe('CREATED');

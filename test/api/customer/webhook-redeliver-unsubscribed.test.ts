@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workflowIds } from '../../../workflows/shared.js';
 import { bookableTrip, createBooking, type BookableTripFixture } from '../../support/bookings.js';
 import { useTestApp } from '../../support/harness.js';
-import { eventually, mobileTraveller, type Caller } from '../../support/journeys.js';
+import { mobileTraveller, waitUntil, type Caller } from '../../support/journeys.js';
 import {
   apiKeyOf,
+  expectRedelivered,
   restartRelay,
   startReceiver,
   subscribe,
@@ -69,13 +70,15 @@ describe('redelivering an event the subscription no longer asks for', () => {
       tripId: trip.tripId,
       seatNumbers: [trip.seatNumbers[0]!],
     });
-    const delivered = await eventually(
+    const delivered = await waitUntil(
       () =>
         app.db.query<{ id: string; event: string; status: string }>(
           `select id, event, status from webhook_deliveries where booking_id = $1 and subscription_id = $2`,
           [booking.id, subscriptionId],
         ),
       (rows) => rows.length === 2 && rows.every((row) => row.status === 'DELIVERED'),
+      20_000,
+      "the booking's two deliveries DELIVERED",
     );
     const confirmed = delivered.find((row) => row.event === 'booking.confirmed')!;
     const created = delivered.find((row) => row.event === 'booking.created')!;
@@ -103,12 +106,11 @@ describe('redelivering an event the subscription no longer asks for', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.requests.length).toBe(sent);
 
-    // The event it still asks for is redelivered as before.
+    // The event it still asks for is redelivered as before: sent once more, DELIVERED, one MANUAL attempt.
+    const createdSent = receiver.requests.filter((request) => request.deliveryId === created.id).length;
+    expect(createdSent).toBe(1);
     const accepted = await redeliver(created.id);
     expect(accepted.status, accepted.text).toBe(202);
-    await eventually(
-      async () => receiver.requests.filter((request) => request.deliveryId === created.id).length,
-      (count) => count === 2,
-    );
+    await expectRedelivered(app, receiver, created.id, createdSent);
   });
 });

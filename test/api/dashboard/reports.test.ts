@@ -449,17 +449,30 @@ describe('GET /dashboard/api/reports', () => {
       ['STAFF', 'occupancy', false],
       ['DRIVER', 'trips', false],
     ];
+    /** What the test name promises: a refusal is 403 and recorded, except a DRIVER's (401, nothing recorded). */
+    const outcome = (role: string, allowed: boolean) =>
+      allowed
+        ? ''
+        : role === 'DRIVER'
+          ? " (401: a driver's session opens no dashboard; no report_exports row)"
+          : ' (403 REPORT_UNAUTHORIZED, recorded unauthorized)';
     for (const [role, type, allowed] of cases) {
-      it(`${role} ${allowed ? 'gets' : 'is refused'} the ${type} report${allowed ? '' : ' (403, recorded unauthorized)'}`, async () => {
+      it(`${role} ${allowed ? 'gets' : 'is refused'} the ${type} report${outcome(role, allowed)}`, async () => {
         const session = await staffSession(app.db, app.config, world.companyId, role as never);
+        const before = await exportsOf(world.companyId);
         const response = await download(`type=${type}&format=json&locale=en&${period()}`, session);
         if (allowed) {
           expect(response.status).toBe(200);
           return;
         }
-        // A driver is no office staff: the dashboard's session guard refuses them before any report.
-        expect(response.status).toBe(role === 'DRIVER' ? 401 : 403);
-        if (role === 'DRIVER') return;
+        if (role === 'DRIVER') {
+          // A driver is no office staff: the dashboard's session guard refuses them before any
+          // report is named, so no export is recorded.
+          expect(response.status).toBe(401);
+          expect(await exportsOf(world.companyId)).toEqual(before);
+          return;
+        }
+        expect(response.status).toBe(403);
         expect(response.body).toMatchObject({ errorCode: 'REPORT_UNAUTHORIZED', state: 'unauthorized' });
         const [recorded] = await exportRow((response.body as unknown as { reportId: string }).reportId);
         expect(recorded).toMatchObject({

@@ -10,7 +10,7 @@ import { connectionOptions } from '../../../config/temporal.js';
 import { searchAttributeKeys, workflowIds } from '../../../workflows/shared.js';
 import { futureDay } from '../../support/factories.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
-import { eventually } from '../../support/journeys.js';
+import { eventually, waitUntil } from '../../support/journeys.js';
 import { dashboard, planningWorld, scheduleTrips, type PlanningWorld } from '../../support/planning.js';
 
 /**
@@ -120,10 +120,11 @@ describe('a trip-schedule workflow whose worker dies', () => {
       });
 
       await withHealthyWorker(app, () =>
-        eventually(
+        waitUntil(
           () => stored(scheduleId),
           (row) => row.status !== 'COMMITTING',
           60_000,
+          'the schedule to leave COMMITTING under a healthy worker',
         ),
       );
       expect(await stored(scheduleId)).toEqual({ status: 'COMPLETED', batches_done: 4, trips_created: 14 });

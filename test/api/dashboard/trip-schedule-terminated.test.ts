@@ -4,7 +4,7 @@ import { addDays } from '../../../domain/analytics.js';
 import { workflowIds } from '../../../workflows/shared.js';
 import { futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
-import { eventually } from '../../support/journeys.js';
+import { eventually, waitUntil } from '../../support/journeys.js';
 import { dashboard, planningWorld, scheduleTrips, type PlanningWorld } from '../../support/planning.js';
 
 /**
@@ -153,9 +153,11 @@ describe('a trip-schedule workflow that an operator ends mid-commit', () => {
     const scheduleId = await commitHeld(world, async (id) => {
       const handle = app.temporal.workflow.getHandle(workflowIds.tripSchedule(id));
       await handle.cancel();
-      await eventually(
+      await waitUntil(
         async () => (await handle.describe()).status.name,
         (status) => status !== 'RUNNING',
+        20_000,
+        'the cancelled run to close',
       );
     });
 

@@ -7,7 +7,7 @@ import { searchAttributeKeys, workflowIds } from '../../../workflows/shared.js';
 import { bookingBody, lockSeats, postBooking } from '../../support/bookings.js';
 import { atDamascus, createBus, createTrip, futureDay } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
-import { eventually, webTraveller } from '../../support/journeys.js';
+import { eventually, waitUntil, webTraveller } from '../../support/journeys.js';
 import { createStaffMember } from '../../support/staff.js';
 import { demotedWhileWriting, signedOutWhileWriting } from '../../support/suspension.js';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
@@ -718,10 +718,11 @@ describe('trip schedules: preview, commit and the trip-schedule workflow', () =>
     )) as [{ id: string }];
     const atSuspension = (await scheduleTrips(app.db, id)).length;
     expect([201, 202]).toContain((await committing).status);
-    await eventually(
+    await waitUntil(
       () => app.db.query<{ status: string }>('select status from trip_schedules where id = $1', [id]),
       (rows) => rows[0]!.status !== 'COMMITTING',
       20_000,
+      'the schedule to leave COMMITTING',
     );
     const read = await dashboard(app, w.sessions.OWNER, 'GET', `/trip-schedules/${id}`);
     expect({

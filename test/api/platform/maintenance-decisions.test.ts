@@ -9,6 +9,7 @@ import {
   mobileTraveller,
   setConfirmation,
   tripOf,
+  waitUntil,
 } from '../../support/journeys.js';
 import { bookSeats, dispatch, operationsSnapshot, operationsWorld, scan } from '../../support/operations.js';
 import { usePrivateDatabase } from '../../support/private-database.js';
@@ -153,10 +154,11 @@ describe('maintenance and the trips running through it', () => {
     const world = await operationsWorld(app, { seats: 4 });
     const staff = await dispatcherOf(app, world.companyId);
     // Writes open again in this process (a window of an earlier test is cancelled), then a booking.
-    await eventually(
+    await waitUntil(
       () => changeSettings(staff),
       (response) => response.status !== 503,
       15_000,
+      'writes to be open again (a settings change not answered 503)',
     );
     const rami = await bookSeats(app, world.trip, [world.trip.seatNumbers[0]!]);
     const settingsBefore = await settingsOf(world.companyId);

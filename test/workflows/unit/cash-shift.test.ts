@@ -16,7 +16,7 @@ import type { cashShift } from '../../../workflows/cash-shift.js';
 import { workflowIds } from '../../../workflows/shared.js';
 import type { Activities } from '../../../workflows/steps.js';
 import { executeOnAcceptingRun } from '../../../api/temporal/workflow-updates.js';
-import { eventually } from '../../support/journeys.js';
+import { eventually, waitUntil } from '../../support/journeys.js';
 import {
   Calls,
   refusalOf,
@@ -344,9 +344,11 @@ describe('cashShift workflow (stubbed activities)', () => {
     const { steps, calls } = shiftSteps({ openWaitsFor, row });
     await temporal.withWorker(steps, async (taskQueue) => {
       const opening = open(temporal.client, taskQueue);
-      await eventually(
+      await waitUntil(
         async () => calls.names(),
         (names) => names.length > 0,
+        20_000,
+        'the OPEN step to be called',
       );
       const [input] = calls.inputsOf('openCashShift') as CashShiftInput[];
       const handle = temporal.client.workflow.getHandle(workflowIds.cashShift(input!.companyId));
@@ -443,10 +445,11 @@ describe('cashShift workflow (stubbed activities)', () => {
     const { steps, calls } = shiftSteps();
     await temporal.withWorker(steps, async (taskQueue) => {
       const { handle } = await open(temporal.client, taskQueue, 300, { stepsPerRun: 2 });
-      await eventually(
+      await waitUntil(
         () => handle.query(cashShiftStateQuery),
         (shift) => shift.phase === 'OVERDUE',
         5_000,
+        'the shift to turn OVERDUE',
       );
       const firstRun = (await handle.describe()).runId;
       for (const amount of [1, 2]) {
