@@ -84,7 +84,7 @@ export const ConfigSchema = z
     ACCESS_TOKEN_SECRET: z.string().min(32).default('dev-only-access-token-secret-change-me-0000'),
     ACCESS_TOKEN_ISSUER: z.string().default('bus-booking'),
     ACCESS_TOKEN_AUDIENCE: z.string().default('bus-booking-customer'),
-    /** Requests per minute per client IP on POST /journeys/search; 0 disables the limit. */
+    /** Requests per minute per client IP on POST /journeys/search and GET /trips (one shared budget); 0 disables the limit. */
     SEARCH_RATE_LIMIT_PER_MINUTE: wholeNumber({ min: 0, default: 120 }),
     /** How long an identical search in the same scope is answered from memory, in seconds; 0 disables. */
     SEARCH_CACHE_SECONDS: wholeNumber({ min: 0, max: 60, default: 5 }),
