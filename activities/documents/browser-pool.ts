@@ -50,6 +50,8 @@ const CLOSE_GRACE_SHARE = 0.1;
  * crashes or is killed, the pages it owned are dropped and the next render launches a new one
  * (a render caught by the crash is tried once more on the new browser). A browser that stops
  * answering is killed when a render's deadline passes (RENDER_TIMEOUT_MS), and replaced the same way.
+ * Its pages run no script and make no request: the escaping of every value (html.ts) is the first
+ * guard, this the second.
  */
 export class BrowserPool {
   private browser: Promise<Browser> | undefined;
@@ -143,7 +145,15 @@ export class BrowserPool {
     const page = await this.answered(
       browser,
       'browser.newPage',
-      browser.newPage({ viewport: UNSEEN_VIEWPORT }),
+      browser.newPage({ viewport: UNSEEN_VIEWPORT, javaScriptEnabled: false }),
+      deadline,
+    );
+    // Our documents need nothing from outside the HTML (system fonts, inline SVG); markup that got
+    // past the escaping still fetches nothing: no request to the worker's network or its files.
+    await this.answered(
+      browser,
+      'page.route',
+      page.route('**/*', (route) => route.abort()),
       deadline,
     );
     page.setDefaultTimeout(this.renderTimeoutMs);

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BrowserPool } from '../../activities/documents/browser-pool.js';
 import { documentHtml } from '../../activities/documents/templates/index.js';
@@ -185,6 +187,30 @@ describe('PDF documents', () => {
     const text = pdfText(await pool.renderPdf(html));
     expect(text).toContain(hostile);
     expect(text).toContain('<b>7C</b>');
+  });
+
+  it('runs no script and fetches nothing, behind the escaping: raw markup that reached a page stays on it', async () => {
+    const requests: string[] = [];
+    const server = createServer((request, response) => {
+      requests.push(request.url ?? '');
+      response.end('x');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const bytes = await pool.renderPdf(
+        `<!doctype html><html><body><p id="text">printed</p><img src="${base}/img">` +
+          `<link rel="stylesheet" href="${base}/css"><style>@import url(${base}/import);</style>` +
+          `<svg><image href="${base}/svg"/></svg>` +
+          `<script>fetch('${base}/script'); document.getElementById('text').textContent = 'scripted'</script>` +
+          `</body></html>`,
+      );
+      expect(pdfText(bytes)).toContain('printed');
+      expect(pdfText(bytes)).not.toContain('scripted');
+      expect(requests).toEqual([]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('renders the next document on a new browser after the browser process is killed', async () => {
