@@ -14,13 +14,20 @@ interface IdRow {
 
 /**
  * Marks a valid token used, inside the caller's transaction; the row lock makes two concurrent
- * uses of one link end with exactly one success.
+ * uses of one link end with exactly one success. The account's row is locked before the link's, in
+ * the order of the other writers of both (an identity-provider sign-in taking an unverified address
+ * locks the account, then expires its links), so the two never wait on each other.
  */
 export async function consumeEmailToken(
   client: PoolClient,
   tokenHash: string,
   purpose: EmailTokenPurpose,
 ): Promise<EmailTokenState> {
+  await client.query(
+    `select 1 from users u join email_tokens t on t.user_id = u.id
+     where t.token_hash = $1 and t.purpose = $2 for update of u`,
+    [tokenHash, purpose],
+  );
   const { rows } = await client.query<TokenRow>(`${SELECT_TOKEN} for update of t, u`, [tokenHash, purpose]);
   const state = stateOf(rows[0]);
   if (state.kind === 'valid')
