@@ -1,4 +1,5 @@
 import { findUserSummary, type UserSummary } from '../../db/queries/customer-user.js';
+import type { RequestOrigin } from '../../db/writes/audit.js';
 import { signInByPhone, type PhoneSignIn } from '../../db/writes/phone-sign-in.js';
 import {
   signInWithIdentity,
@@ -22,15 +23,19 @@ import { Refusal } from '../http/errors.js';
  * the tokens, as its channel wants.
  */
 
-/** Signs in (or up) with a verified identity and starts a session on `channel`. */
+/**
+ * Signs in (or up) with a verified identity and starts a session on `channel`; `origin` (the
+ * request's IP and id) goes on any audit row the sign-in writes.
+ */
 export async function signInWithIdp(
   context: AppContext,
   identity: VerifiedIdentity,
   channel: SessionChannel,
+  origin: RequestOrigin,
   nonce?: PresentedNonce,
 ): Promise<IdpSignIn & { session: IssuedSession }> {
   // The session is written in the sign-in's transaction: the nonce is spent only with it.
-  return signInWithIdentity(context.db, identity, nonce, (client, signIn) =>
+  return signInWithIdentity(context.db, identity, nonce, origin, (client, signIn) =>
     issueTravellerSessionWithin(context, client, signIn.user.id, channel),
   );
 }

@@ -1,4 +1,5 @@
 import { linkIdentity, unlinkIdentity } from '../../../db/writes/traveller-identity/index.js';
+import { requestOrigin } from '../../http/request-origin.js';
 import type { Surface } from '../../http/route.js';
 import { LinkBody } from '../idp.openapi.js';
 import type { IdpRoutes } from './answers.js';
@@ -17,7 +18,7 @@ export function registerIdpLinkRoutes(surface: Surface, { context, caller, docs 
       const traveller = ctx.state.traveller!;
       const claims = await caller.verified(ctx, body.idToken, ['web', 'mobile']);
       const nonce = caller.presentedNonce(ctx, claims, body.flowId, 'link', traveller.via === 'cookie');
-      const identity = await linkIdentity(db, traveller.userId, claims, nonce);
+      const identity = await linkIdentity(db, traveller.userId, claims, nonce, requestOrigin(ctx));
       if (traveller.via === 'cookie') caller.clearFlowCookie(ctx, body.flowId);
       ok(ctx, { identity });
     },

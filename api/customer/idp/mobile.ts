@@ -1,3 +1,4 @@
+import { requestOrigin } from '../../http/request-origin.js';
 import type { Surface } from '../../http/route.js';
 import { signInWithIdp } from '../../use-cases/traveller-sign-in.js';
 import { MobileBody } from '../idp.openapi.js';
@@ -16,7 +17,7 @@ export function registerIdpMobileRoute(surface: Surface, { context, caller, docs
     handler: async (ctx, { body }) => {
       refuseBrowserRequest(ctx);
       const claims = await caller.verified(ctx, body.idToken, ['mobile']);
-      const signedIn = await signInWithIdp(context, claims, 'mobile');
+      const signedIn = await signInWithIdp(context, claims, 'mobile', requestOrigin(ctx));
       ok(ctx, bearerData(signedIn));
     },
   });

@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { Config } from '../../../config/index.js';
+import { requestOrigin } from '../../http/request-origin.js';
 import type { Surface } from '../../http/route.js';
 import { signInWithIdp } from '../../use-cases/traveller-sign-in.js';
 import { PWA_PREFLIGHT_MAX_AGE_SECONDS, PwaBody } from '../idp.openapi.js';
@@ -70,7 +71,7 @@ export function registerIdpPwaRoutes(surface: Surface, { context, caller, docs }
       caller.requirePwaCaller(ctx);
       const claims = await caller.verified(ctx, body.idToken, ['web']);
       const nonce = caller.presentedNonce(ctx, claims, body.flowId, 'pwa', false);
-      const signedIn = await signInWithIdp(context, claims, 'pwa', nonce);
+      const signedIn = await signInWithIdp(context, claims, 'pwa', requestOrigin(ctx), nonce);
       ok(ctx, bearerData(signedIn));
     },
   });

@@ -1,4 +1,5 @@
 import { setSessionCookies } from '../../auth/traveller-session.js';
+import { requestOrigin } from '../../http/request-origin.js';
 import type { Surface } from '../../http/route.js';
 import { signInWithIdp } from '../../use-cases/traveller-sign-in.js';
 import { returnToErrorCode, WebBody } from '../idp.openapi.js';
@@ -24,7 +25,13 @@ export function registerIdpWebRoute(surface: Surface, { context, caller, docs }:
       }
       const claims = await caller.verified(ctx, body.idToken, ['web']);
       const nonce = caller.presentedNonce(ctx, claims, body.flowId, 'web', true);
-      const { user, isNewUser, session } = await signInWithIdp(context, claims, 'web', nonce);
+      const { user, isNewUser, session } = await signInWithIdp(
+        context,
+        claims,
+        'web',
+        requestOrigin(ctx),
+        nonce,
+      );
       setSessionCookies(ctx, config, session);
       caller.clearFlowCookie(ctx, body.flowId);
       const next =

@@ -6,7 +6,7 @@ import {
 } from '../../../domain/traveller-identity.js';
 import type { Database } from '../../orm.js';
 import { PG_UNIQUE_VIOLATION, pgCode } from '../../pg-errors.js';
-import { recordAudit } from '../audit.js';
+import { recordAudit, type RequestOrigin } from '../audit.js';
 import { consumeNonce, type PresentedNonce } from './nonces.js';
 
 /**
@@ -206,14 +206,20 @@ export async function releaseUnprovenClaim(
   );
 }
 
-/** The audit row of an unverified address taken from `holderId` by the traveller `byUserId`. */
+/**
+ * The audit row of an unverified address taken from `holderId` by the traveller `byUserId`, with
+ * the IP and id of the request that took it.
+ */
 export async function recordClaimReleased(
   client: PoolClient,
   released: { holderId: string; email: string; byUserId: string },
+  origin: RequestOrigin,
 ): Promise<void> {
   await recordAudit(client, {
     actorKind: 'TRAVELLER',
     actorId: released.byUserId,
+    ip: origin.ip,
+    requestId: origin.requestId,
     action: 'travellers.unverified_email_released',
     targetKind: 'user',
     targetId: released.holderId,

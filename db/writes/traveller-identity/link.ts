@@ -6,6 +6,7 @@ import {
   releasesClaim,
   unlinkRefusal,
 } from '../../../domain/traveller-identity.js';
+import type { RequestOrigin } from '../audit.js';
 import type { Database } from '../../orm.js';
 import {
   emailHolder,
@@ -50,16 +51,18 @@ interface StatusRow {
  * already has a different subject; and when the account is no longer active once its row is
  * locked (401 AUTH_REQUIRED: a phone merge retired it while this waited), so no subject lands on an
  * account nobody can sign in to. Another user that holds the address unverified gives it up, in
- * the same transaction (releaseUnprovenClaim, with an audit row). The account's e-mail is filled
- * in (as verified) only when it has none, or marked verified when it is the same address; a
- * different address is kept. Linking a subject the account once unlinked is the traveller's own
- * choice: the record that kept it from signing in (unlinkIdentity) is removed.
+ * the same transaction (releaseUnprovenClaim, with an audit row carrying `origin`, the request's IP
+ * and id). The account's e-mail is filled in (as verified) only when it has none, or marked
+ * verified when it is the same address; a different address is kept. Linking a subject the
+ * account once unlinked is the traveller's own choice: the record that kept it from signing in
+ * (unlinkIdentity) is removed.
  */
 export async function linkIdentity(
   db: Database,
   userId: string,
   identity: VerifiedIdentity,
   nonce: PresentedNonce,
+  origin: RequestOrigin,
 ): Promise<LinkedIdentity> {
   return identityTransaction(db, identity, nonce, async (client) => {
     const { rows: users } = await client.query<StatusRow>(
@@ -94,7 +97,11 @@ export async function linkIdentity(
     const releasedFrom = releasesClaim(userId, holder);
     if (releasedFrom) {
       await releaseUnprovenClaim(client, releasedFrom, identity.email);
-      await recordClaimReleased(client, { holderId: releasedFrom, email: identity.email, byUserId: userId });
+      await recordClaimReleased(
+        client,
+        { holderId: releasedFrom, email: identity.email, byUserId: userId },
+        origin,
+      );
     }
     const linkedAt = await insertLinkedIdentity(client, userId, identity);
     return { provider: PROVIDER, email: identity.email, linkedAt, alreadyLinked: false };

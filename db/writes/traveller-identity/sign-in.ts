@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import { addressHolderOutcome, linkedAccountRefusal } from '../../../domain/traveller-identity.js';
+import type { RequestOrigin } from '../audit.js';
 import type { Database } from '../../orm.js';
 import {
   emailHolder,
@@ -31,7 +32,8 @@ export interface IdpSignIn {
  *   4. else an account that unlinked this very subject, or holds the address verified but linked
  *      to another subject or disabled → IDP_ACCOUNT_CONFLICT;
  *   5. else a new user with the verified e-mail, no phone and no passenger profile yet; an account
- *      that held the address unverified gives it up first (releaseUnprovenClaim, with an audit row).
+ *      that held the address unverified gives it up first (releaseUnprovenClaim, with an audit row
+ *      carrying `origin`, the request's IP and id).
  * Any conflict refuses the whole operation: nothing is written and no parallel account appears.
  * The session is started last (`start`) in the same transaction, so the nonce is spent and a new
  * account kept only with it.
@@ -40,15 +42,20 @@ export async function signInWithIdentity<Session>(
   db: Database,
   identity: VerifiedIdentity,
   nonce: PresentedNonce | undefined,
+  origin: RequestOrigin,
   start: (client: PoolClient, signIn: IdpSignIn) => Promise<Session>,
 ): Promise<IdpSignIn & { session: Session }> {
   return identityTransaction(db, identity, nonce, async (client) => {
-    const signIn = await findOrCreateTraveller(client, identity);
+    const signIn = await findOrCreateTraveller(client, identity, origin);
     return { ...signIn, session: await start(client, signIn) };
   });
 }
 
-async function findOrCreateTraveller(client: PoolClient, identity: VerifiedIdentity): Promise<IdpSignIn> {
+async function findOrCreateTraveller(
+  client: PoolClient,
+  identity: VerifiedIdentity,
+  origin: RequestOrigin,
+): Promise<IdpSignIn> {
   const linked = await linkedUser(client, identity.subject);
   if (linked) {
     const refusal = linkedAccountRefusal(linked);
@@ -70,8 +77,13 @@ async function findOrCreateTraveller(client: PoolClient, identity: VerifiedIdent
   }
   const userId = await insertUser(client, identity);
   await insertIdentity(client, userId, identity);
-  if (holder)
-    await recordClaimReleased(client, { holderId: holder.id, email: identity.email, byUserId: userId });
+  if (holder) {
+    await recordClaimReleased(
+      client,
+      { holderId: holder.id, email: identity.email, byUserId: userId },
+      origin,
+    );
+  }
   return { user: await summaryOf(client, userId), isNewUser: true };
 }
 

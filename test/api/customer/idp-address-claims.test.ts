@@ -16,7 +16,10 @@ const uniquePhone = () =>
  * sign-in": the server verifies the verified e-mail; any conflict fails closed). A mailbox the
  * provider proved wins over an address another account only claimed (a phone sign-up may name any
  * free address, and holds it unverified); an address held verified still fails closed. And a subject
- * already linked signs in, whatever staff account somebody made with its address since.
+ * already linked signs in, whatever staff account somebody made with its address since. The audit row
+ * of a released claim carries the request's IP and id, as every row does (README: the audit log
+ * shows actor, action, target, time, IP). The app trusts one proxy hop, so each request comes from
+ * the address X-Forwarded-For names.
  */
 describe('identity-provider sign-in and linking against what others claimed of the address', () => {
   const { idp, config } = useFakeIdp({
@@ -28,13 +31,20 @@ describe('identity-provider sign-in and linking against what others claimed of t
     OTP_SEND_PER_IP_PER_HOUR: 0,
     OTP_SEND_PER_PHONE_PER_HOUR: 0,
     OTP_VERIFY_PER_IP_PER_HOUR: 0,
+    TRUSTED_PROXY_HOPS: 1,
   });
   const app = useTestApp(config);
   const post = (path: string, json: unknown) => app.request(path, { method: 'POST', json });
 
+  /** The client addresses the provider sign-in and the link come from. */
+  const SIGN_IN_IP = '203.0.113.41';
+  const LINK_IP = '2001:db8::42';
+
   const mobile = async (claims: { sub: string; email: string }) =>
-    post('/api/auth/customer/idp/mobile', {
-      idToken: await idp.mint({ audience: idp.mobileClientId, claims }),
+    app.request('/api/auth/customer/idp/mobile', {
+      method: 'POST',
+      json: { idToken: await idp.mint({ audience: idp.mobileClientId, claims }) },
+      headers: { 'X-Forwarded-For': SIGN_IN_IP },
     });
 
   /** Links the provider account (sub, email) to the signed-in web traveller through a linking flow. */
@@ -48,7 +58,11 @@ describe('identity-provider sign-in and linking against what others claimed of t
     return app.request('/api/profile/security/identities/idp', {
       method: 'POST',
       json: { idToken, flowId: flow.flowId },
-      headers: { ...traveller.writeHeaders, Cookie: `${traveller.cookie}; ${flowCookie}` },
+      headers: {
+        ...traveller.writeHeaders,
+        Cookie: `${traveller.cookie}; ${flowCookie}`,
+        'X-Forwarded-For': LINK_IP,
+      },
     });
   };
 
@@ -98,11 +112,14 @@ describe('identity-provider sign-in and linking against what others claimed of t
     audit: await app.db.query('select id from audit_log where target_id = any($1)', [userIds]),
   });
 
-  /** The claim is gone from the account that made it: no address, its pending links expired, on record. */
+  /**
+   * The claim is gone from the account that made it: no address, its pending links expired, on record
+   * with the IP and request id of the request that took it (`by`, from `ip`).
+   */
   async function expectClaimReleased(
     holder: { userId: string; phone: string; tokenId: string },
     email: string,
-    by: string,
+    by: { userId: string; response: TestResponse; ip: string },
   ) {
     expect(
       await app.db.query('select phone, email, status from users where id = $1', [holder.userId]),
@@ -114,12 +131,19 @@ describe('identity-provider sign-in and linking against what others claimed of t
     ).toEqual([{ expired: true }]);
     expect(
       await app.db.query(
-        `select actor_kind, actor_id, target_kind, details from audit_log
+        `select actor_kind, actor_id, target_kind, details, ip, request_id from audit_log
          where action = 'travellers.unverified_email_released' and target_id = $1`,
         [holder.userId],
       ),
     ).toEqual([
-      { actor_kind: 'TRAVELLER', actor_id: by, target_kind: 'user', details: { email, provenBy: 'idp' } },
+      {
+        actor_kind: 'TRAVELLER',
+        actor_id: by.userId,
+        target_kind: 'user',
+        details: { email, provenBy: 'idp' },
+        ip: by.ip,
+        request_id: by.response.headers.get('X-Request-Id'),
+      },
     ]);
   }
 
@@ -131,7 +155,7 @@ describe('identity-provider sign-in and linking against what others claimed of t
   };
 
   describe('an address another account holds unverified', () => {
-    it('signs its owner in with the provider: a new account gets the address, verified, and the claim is taken off the other', async () => {
+    it('signs its owner in with the provider: a new account gets the address, verified, and the claim is taken off the other, on record with the request', async () => {
       const email = uniqueEmail('owner');
       const squatter = await claimAtSignUp(email);
       const sub = randomUUID();
@@ -151,12 +175,12 @@ describe('identity-provider sign-in and linking against what others claimed of t
       expect(await app.db.query('select user_id from user_identities where subject = $1', [sub])).toEqual([
         { user_id: ownerId },
       ]);
-      await expectClaimReleased(squatter, email, ownerId);
+      await expectClaimReleased(squatter, email, { userId: ownerId, response, ip: SIGN_IN_IP });
       // The squatter's account keeps its phone sign-in.
       expect((await app.db.query('select 1 from users where phone = $1', [squatter.phone])).length).toBe(1);
     });
 
-    it('links the provider to its signed-in owner, who gets the address verified; the claim is taken off the other', async () => {
+    it('links the provider to its signed-in owner, who gets the address verified; the claim is taken off the other, on record with the request', async () => {
       const email = uniqueEmail('owner');
       const squatter = await claimAtSignUp(email);
       const owner = await app.signIn();
@@ -172,7 +196,7 @@ describe('identity-provider sign-in and linking against what others claimed of t
           [email],
         ),
       ).toEqual([{ id: owner.userId, verified: true }]);
-      await expectClaimReleased(squatter, email, owner.userId);
+      await expectClaimReleased(squatter, email, { userId: owner.userId, response, ip: LINK_IP });
       const signIn = await mobile({ sub, email });
       expect(signIn.status, signIn.text).toBe(200);
       expect(signIn.body.data).toMatchObject({ isNewUser: false, user: { id: owner.userId, email } });
