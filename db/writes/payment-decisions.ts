@@ -224,7 +224,7 @@ async function refundOnce(db: Database, decider: Decider, paymentId: string): Pr
     // when a trip CANCEL ends its other bookings (a round trip's). One a trip CANCEL already ended
     // (this is its REFUND_DUE) is not: that cancel was the company's. After the accounts, as
     // giveBackVouchers takes them before the vouchers.
-    if (operation.booking_live) await forfeitVouchers(client, [operation.booking_id]);
+    if (operation.booking_live) await forfeitVouchers(client, [operation.booking_id], at);
     await takeRefundFromTill(client, decider, operation, shift.id);
     await auditPayment(client, decider, 'payments.refund', paymentId, {
       amount: operation.amount,

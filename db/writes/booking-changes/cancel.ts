@@ -11,6 +11,7 @@ import { companyCancellationCutoff } from '../../queries/company-settings.js';
 import type { Database } from '../../orm.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
 import { forfeitVouchers } from '../loyalty/voucher-return.js';
+import { writeTime } from '../write-time.js';
 import { endJourneyBooking } from './end-booking.js';
 import {
   inTurnWithTrips,
@@ -84,13 +85,15 @@ async function endAggregate(
     const { bookings, trips } = await lockOwnAggregate(client, caller.userId, bookingId, turn);
     const facts = await lockedFactsOf(client, bookings, trips);
     const ending = await bookingsToEnd(client, bookings, bookingId, facts, options);
+    // Read once the locks are held: a cancel that waited for a company's approval is dated after it.
+    const at = await writeTime(client);
     for (const booking of ending) {
       // An imported booking (no journey) was refused (cancellationDecision).
-      await endJourneyBooking(client, booking, 'BOOKING_CANCELLED');
+      await endJourneyBooking(client, booking, 'BOOKING_CANCELLED', at);
     }
     // Every booking ended here was live. The vouchers last: no lock is taken after theirs.
     const ended = ending.map((booking) => booking.id);
-    await forfeitVouchers(client, ended);
+    await forfeitVouchers(client, ended, at);
     return ending.filter((booking) => booking.id !== bookingId).map((booking) => booking.id);
   });
 }

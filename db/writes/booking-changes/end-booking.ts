@@ -26,7 +26,8 @@ const LIVE_JOURNEY = `('HELD', 'REQUESTED', 'CONFIRMED')`;
  * voucher the booking used stays spent: the caller forfeits it (forfeitVouchers). The caller holds
  * the locks: the order, the journey, the booking and its trip FOR SHARE (a refund takes the trip
  * first; a traveller's cancel last, without waiting for it: see cancel.ts). Everything is stamped
- * `at` when given (a refund's time, read after the cash shift's lock), else at the transaction's start.
+ * `at` when given (a refund's or a cancel's writeTime, read once it holds its locks), else at the
+ * transaction's start.
  */
 export async function endJourneyBooking(
   client: PoolClient,

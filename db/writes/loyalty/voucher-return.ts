@@ -65,14 +65,15 @@ interface ReturningVoucher extends CancelledVoucher {
  * accounts), as giveBackVouchers takes accounts, rewards, then vouchers. Every other writer of a
  * USED voucher holds one of its bookings first (a modify's discount, a trip CANCEL ending them) and
  * so waits for the caller; a booking trying to spend it again locks it and is refused at once; a
- * withdrawal updates only ISSUED ones. So none waits for this holding what it needs.
+ * withdrawal updates only ISSUED ones. So none waits for this holding what it needs. Stamped `at`
+ * (the caller's writeTime) when given, else at the transaction's start.
  */
-export async function forfeitVouchers(client: Queryable, bookingIds: string[]): Promise<void> {
+export async function forfeitVouchers(client: Queryable, bookingIds: string[], at?: string): Promise<void> {
   await client.query(
-    `update loyalty_redemptions set forfeited_at = now()
+    `update loyalty_redemptions set forfeited_at = coalesce($2::timestamptz, now())
       where id in (select reward_redemption_id from bookings where id = any($1::uuid[]))
         and status = 'USED' and forfeited_at is null`,
-    [bookingIds],
+    [bookingIds, at ?? null],
   );
 }
 
