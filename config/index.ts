@@ -416,6 +416,8 @@ function refuseUnsafeProduction(config: Config): void {
       'PAYMENT_WEBHOOK_MODE: the development payment webhook is refused in production',
     config.WEBHOOK_ALLOW_LOCAL_TARGETS &&
       "WEBHOOK_ALLOW_LOCAL_TARGETS: company webhooks may not reach the service's own network in production",
+    !config.PUBLIC_ORIGIN.startsWith('https://') &&
+      "PUBLIC_ORIGIN: production builds its e-mail links on the site's own https origin (not the development default)",
   ].filter((problem): problem is string => typeof problem === 'string');
   if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
 }

@@ -14,6 +14,7 @@ const production = {
   ACCESS_TOKEN_SECRET: 'a-production-secret-that-is-long-enough-000',
   SIGNING_PRIVATE_KEY_PEM: signingKey,
   OTP_PRELAUNCH: 'true',
+  PUBLIC_ORIGIN: 'https://bus.example',
 };
 
 describe('production start-up', () => {
@@ -31,6 +32,8 @@ describe('production start-up', () => {
     ['cookies without the Secure flag', { COOKIE_SECURE: 'false' }, /COOKIE_SECURE/],
     ['the development payment webhook', { PAYMENT_WEBHOOK_MODE: 'development' }, /PAYMENT_WEBHOOK_MODE/],
     ['webhooks to local receivers', { WEBHOOK_ALLOW_LOCAL_TARGETS: 'true' }, /WEBHOOK_ALLOW_LOCAL_TARGETS/],
+    ['e-mail links to the development origin', { PUBLIC_ORIGIN: undefined }, /PUBLIC_ORIGIN/],
+    ['e-mail links over plain http', { PUBLIC_ORIGIN: 'http://bus.example' }, /PUBLIC_ORIGIN/],
   ])('refuses %s', (_what, change, problem) => {
     expect(() => loadConfig({ ...production, ...change })).toThrow(problem);
     expect(() => loadConfig({ ...production, ...change, NODE_ENV: 'development' })).not.toThrow();
