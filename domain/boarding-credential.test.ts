@@ -206,7 +206,17 @@ describe('revocationPage', () => {
     expect(readRevocationCursor(nextCursor)).toEqual({
       at: at(2).revokedAtExact,
       afterTicketId: at(2).ticketId,
+      rewindTo: new Date(asOf.getTime() - REVOCATION_OVERLAP_SECONDS * 1000).toISOString(),
     });
+  });
+
+  it('rewinds the poll after a catch-up to the overlap before its first page, however long it took', () => {
+    const { nextCursor: within } = revocationPage([at(1), at(2), at(3)], 2, asOf);
+    const later = new Date(asOf.getTime() + 3 * REVOCATION_OVERLAP_SECONDS * 1000);
+    const { nextCursor, nextSince } = revocationPage([at(3)], 2, later, readRevocationCursor(within));
+    const rewound = new Date(asOf.getTime() - REVOCATION_OVERLAP_SECONDS * 1000);
+    expect(readRevocationCursor(nextCursor)).toEqual({ at: rewound.toISOString(), afterTicketId: null });
+    expect(nextSince).toEqual(rewound);
   });
 
   it('hands out a cursor at the overlap instant when the page is the last one', () => {
@@ -226,6 +236,7 @@ describe('readRevocationCursor', () => {
     for (const cursor of [
       { at: '2026-12-01T07:55:00.123456Z', afterTicketId: ticketId },
       { at: '2026-12-01T07:55:00.000Z', afterTicketId: null },
+      { at: '2026-12-01T07:55:00.123456Z', afterTicketId: ticketId, rewindTo: '2026-12-01T07:50:00.000Z' },
     ]) {
       expect(readRevocationCursor(encodeRevocationCursor(cursor))).toEqual(cursor);
     }
@@ -237,6 +248,8 @@ describe('readRevocationCursor', () => {
       'not a cursor',
       encoded('2026-12-01T07:55:00Z'),
       encoded(`2026-12-01T07:55:00Z/${ticketId}/x`),
+      encoded('2026-12-01T07:55:00Z//2026-12-01T07:50:00Z'),
+      encoded(`2026-12-01T07:55:00Z/${ticketId}/2026-12-01T07:50:00Z/`),
       encoded(`2026-12-01T07:55:00+03:00/${ticketId}`),
       encoded(`2026-02-30T07:55:00Z/${ticketId}`),
       encoded(`0000-01-01T00:00:00Z/${ticketId}`),

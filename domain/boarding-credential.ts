@@ -214,9 +214,12 @@ export function authorizesBoarding<T extends TicketBoardingState>(
 }
 
 /**
- * revoked_at is the revoking transaction's start (a trip CANCEL's: one instant read once it holds
- * its locks); it may commit a moment later than a list read that missed it. nextSince steps back
- * this far so a scanner's next poll catches such rows.
+ * revoked_at is stamped inside the revoking transaction (its start, or a write time read once it
+ * holds its locks) but is seen only at its COMMIT: an entry may appear behind one a scanner was
+ * already handed. When a scanner has caught up, its next poll starts this far before the first page
+ * of that catch-up (revocationPage), so such an entry is handed to it as long as its transaction
+ * committed within this time of its stamp, however long the paging took. A transaction that
+ * revokes must therefore stay short: it never waits for anything but row locks and the database.
  */
 export const REVOCATION_OVERLAP_SECONDS = 300;
 
@@ -230,6 +233,11 @@ export interface RevocationCursor {
   /** ISO 8601 UTC; to the microsecond when it is an entry's revoked_at. */
   at: string;
   afterTicketId: string | null;
+  /**
+   * Within a catch-up (with afterTicketId): where the poll after it restarts, REVOCATION_OVERLAP_SECONDS
+   * before the catch-up's first page (ISO 8601 UTC). Cursors handed out before it existed have none.
+   */
+  rewindTo?: string;
 }
 
 const CURSOR_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
@@ -237,22 +245,30 @@ const CURSOR_TICKET = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 
 /** The cursor as the list hands it out: opaque base64url text. */
 export function encodeRevocationCursor(cursor: RevocationCursor): string {
-  return Buffer.from(`${cursor.at}/${cursor.afterTicketId ?? ''}`, 'utf8').toString('base64url');
+  const rewind = cursor.afterTicketId && cursor.rewindTo ? `/${cursor.rewindTo}` : '';
+  return Buffer.from(`${cursor.at}/${cursor.afterTicketId ?? ''}${rewind}`, 'utf8').toString('base64url');
+}
+
+/** A real UTC instant as the cursor writes it (from year 1: PostgreSQL has no year 0). */
+function cursorInstant(text: string): boolean {
+  if (!CURSOR_INSTANT.test(text) || text.startsWith('0000')) return false;
+  const instant = Date.parse(text);
+  return !Number.isNaN(instant) && new Date(instant).toISOString().slice(0, 19) === text.slice(0, 19);
 }
 
 /**
  * The cursor a text encodes, or null when the list never handed it out: only the exact encoding
- * of a real UTC instant (from year 1: PostgreSQL has no year 0) and, optionally, a ticket id.
+ * of a real UTC instant and, optionally, a ticket id and then the instant the next poll rewinds to.
  */
 export function readRevocationCursor(text: string): RevocationCursor | null {
-  const [at = '', afterTicketId, ...rest] = Buffer.from(text, 'base64url').toString('utf8').split('/');
-  if (rest.length > 0 || afterTicketId === undefined || !CURSOR_INSTANT.test(at) || at.startsWith('0000')) {
-    return null;
-  }
-  const instant = Date.parse(at);
-  if (Number.isNaN(instant) || new Date(instant).toISOString().slice(0, 19) !== at.slice(0, 19)) return null;
+  const [at = '', afterTicketId, rewindTo, ...rest] = Buffer.from(text, 'base64url')
+    .toString('utf8')
+    .split('/');
+  if (rest.length > 0 || afterTicketId === undefined || !cursorInstant(at)) return null;
   if (afterTicketId !== '' && !CURSOR_TICKET.test(afterTicketId)) return null;
-  const cursor = { at, afterTicketId: afterTicketId || null };
+  if (rewindTo !== undefined && (afterTicketId === '' || !cursorInstant(rewindTo))) return null;
+  const cursor: RevocationCursor = { at, afterTicketId: afterTicketId || null };
+  if (rewindTo !== undefined) cursor.rewindTo = rewindTo;
   return encodeRevocationCursor(cursor) === text ? cursor : null;
 }
 
@@ -265,27 +281,32 @@ export interface ListedRevocation {
 }
 
 /**
- * One page of the revocation list, read with one row more than `limit` to know whether more
- * follow: the page, and where the next poll starts — right after the last entry when more follow,
- * else REVOCATION_OVERLAP_SECONDS before `asOf` (entries may repeat; scanners keep them by ticket).
- * nextCursor says it exactly; nextSince, the instant alone, stays for scanners that page by
- * instant, and stalls where more than `limit` entries share one instant.
+ * One page of the revocation list, read from `from` with one row more than `limit` to know whether
+ * more follow: the page, and where the next poll starts — right after the last entry when more
+ * follow, else REVOCATION_OVERLAP_SECONDS before the first page of this catch-up (`asOf` of the
+ * page read from a since, an instant or no cursor; the cursors within it carry that point), so an
+ * entry committed behind the cursor meanwhile is read again (entries may repeat; scanners keep them
+ * by ticket). nextCursor says it exactly; nextSince, the instant alone, stays for scanners that page
+ * by instant (it carries no rewind point), and stalls where more than `limit` entries share one instant.
  */
 export function revocationPage<T extends ListedRevocation>(
   rows: readonly T[],
   limit: number,
   asOf: Date,
+  from: RevocationCursor | null = null,
 ): { page: T[]; hasMore: boolean; nextSince: Date; nextCursor: string } {
   const hasMore = rows.length > limit;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
+  const overlapStart = new Date(asOf.getTime() - REVOCATION_OVERLAP_SECONDS * 1000);
+  const carried = from?.afterTicketId && from.rewindTo ? new Date(from.rewindTo) : null;
+  const rewind = carried && carried < overlapStart ? carried : overlapStart;
   if (hasMore && last) {
-    const after = { at: last.revokedAtExact, afterTicketId: last.ticketId };
+    const after = { at: last.revokedAtExact, afterTicketId: last.ticketId, rewindTo: rewind.toISOString() };
     return { page, hasMore, nextSince: last.revokedAt, nextCursor: encodeRevocationCursor(after) };
   }
-  const overlapStart = new Date(asOf.getTime() - REVOCATION_OVERLAP_SECONDS * 1000);
-  const from = { at: overlapStart.toISOString(), afterTicketId: null };
-  return { page, hasMore, nextSince: overlapStart, nextCursor: encodeRevocationCursor(from) };
+  const restart = { at: rewind.toISOString(), afterTicketId: null };
+  return { page, hasMore, nextSince: rewind, nextCursor: encodeRevocationCursor(restart) };
 }
 
 /** A ticket as re-issuing its credential sees it. */

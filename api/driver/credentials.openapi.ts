@@ -131,9 +131,12 @@ export const docs = taggedOperations(TAGS, {
       'for scanners that verify offline: they refuse a credential whose ticketId is on this list. Oldest first; `since` ' +
       `(ISO 8601) returns revocations at or after that instant; at most \`limit\` (default 1000, at most 5000). Poll ` +
       'again with cursor = nextCursor (an opaque text, instead of since): when hasMore it resumes right after the last ' +
-      `entry, else ${REVOCATION_OVERLAP_SECONDS} s before asOf, so no revocation is missed and paging never stalls; ` +
-      'entries may repeat, a scanner keeps them by ticketId. nextSince (the last entry when hasMore) still works as ' +
-      'since, but one cancellation revokes many tickets at one instant, and more of them than `limit` would make it ' +
+      `entry, else ${REVOCATION_OVERLAP_SECONDS} s before the asOf of the first page of this catch-up (the one read ` +
+      'with since, or with the nextCursor of a page without hasMore): a revocation is listed at its instant but ' +
+      'committed a moment later, so one committed behind the cursor meanwhile is handed on the next poll however ' +
+      'long the paging took; no revocation is missed and paging never stalls; entries may repeat, a scanner keeps ' +
+      'them by ticketId. nextSince (the last entry when hasMore) still works as since, but carries no such rewind ' +
+      'point, and one cancellation revokes many tickets at one instant: more of them than `limit` would make it ' +
       'return the same page again. A cursor the list did not hand out, or since and cursor together, is 400 ' +
       'VALIDATION_FAILED. Only ticket ids, key ids and instants are published, and only for tickets of the ' +
       "session's company (Authorization: Bearer <session token> of a company user with role DRIVER, OWNER, ADMIN or " +

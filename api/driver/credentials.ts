@@ -67,7 +67,7 @@ export function registerCredentialRoutes(surface: Surface, { db, config }: AppCo
       const asOf = new Date();
       const from = query.cursor ?? (query.since ? { at: query.since, afterTicketId: null } : null);
       const rows = await listRevocations(db, companyId, from, query.limit + 1);
-      const { page, hasMore, nextSince, nextCursor } = revocationPage(rows, query.limit, asOf);
+      const { page, hasMore, nextSince, nextCursor } = revocationPage(rows, query.limit, asOf, from);
       // Per company: a shared cache must never hand one company's list to another's scanner, nor a
       // device's own cache the list of the account signed in before (Vary: Authorization).
       ctx.set('Cache-Control', `private, max-age=${REVOCATIONS_CACHE_SECONDS}`);
