@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { decideBooking } from '../../drills/invariants/company-flows.js';
 import { confirmJourney, quoteAndHold } from '../../drills/invariants/customer-flows.js';
 import { seededDice } from '../../drills/invariants/dice.js';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { buildWorld, travellerWrite } from '../../drills/invariants/world.js';
 import { useTestApp } from '../../support/harness.js';
-import { waitUntil } from '../../support/journeys.js';
 
 /**
  * A traveller's cancel that waited for its journey's row (held by the company's approval, a trip
@@ -14,14 +14,6 @@ import { waitUntil } from '../../support/journeys.js';
  */
 describe('a traveller cancel that waited for its journey', () => {
   const app = useTestApp({ TIME_SCALE: 0.02, UNPAID_BOOKINGS_MAX: 0 });
-
-  const lockWaiters = async () => {
-    const [row] = await app.db.query<{ n: number }>(
-      `select count(*)::int as n from pg_stat_activity
-       where datname = current_database() and wait_event_type = 'Lock' and state = 'active'`,
-    );
-    return row!.n;
-  };
 
   it('stamps the journey closed and the booking ended after the writer it waited for committed', async () => {
     const world = await buildWorld(app, seededDice(409));
@@ -34,16 +26,15 @@ describe('a traveller cancel that waited for its journey', () => {
     expect((await decideBooking(world, booking!.id, 'APPROVE')).status).toBe(200);
 
     // Another writer holds the journey; the cancel starts its transaction and waits for it.
-    let committedAt = '';
-    const baseline = await lockWaiters();
-    let cancel!: ReturnType<typeof travellerWrite>;
-    await app.db.transaction(async (client) => {
-      await client.query(`select id from journeys where id = $1 for update`, [held!.journeyId]);
-      cancel = travellerWrite(world, caller, `/api/bookings/${booking!.id}/cancel`);
-      await waitUntil(lockWaiters, (n) => n > baseline, 20_000, 'the cancel to wait for the journey');
-      const { rows } = await client.query<{ at: string }>(`select clock_timestamp()::text as at`);
-      committedAt = rows[0]!.at;
-    });
+    const writer = await holdLock(
+      app.db,
+      `select id from journeys where id = '${held!.journeyId}' for update`,
+    );
+    const cancel = travellerWrite(world, caller, `/api/bookings/${booking!.id}/cancel`);
+    await waitersOf(app.db, writer.pid);
+    const [now] = await app.db.query<{ at: string }>(`select clock_timestamp()::text as at`);
+    const committedAt = now!.at;
+    await writer.release();
     const cancelled = await cancel;
     expect(cancelled.status, cancelled.text).toBe(200);
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashSecret } from '../../../api/auth/secrets.js';
+import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useFakeIdp } from '../../support/fakes/jwks.js';
 import { useTestApp } from '../../support/harness.js';
 
@@ -20,22 +21,6 @@ describe('an identity-provider sign-in taking an address while its holder opens 
   });
   const app = useTestApp(config);
 
-  async function lockWaiters(): Promise<number> {
-    const [row] = await app.db.query<{ n: number }>(
-      `select count(*)::int as n from pg_stat_activity
-       where datname = current_database() and wait_event_type = 'Lock' and state = 'active'`,
-    );
-    return row!.n;
-  }
-
-  async function waitForLockWaiters(n: number): Promise<void> {
-    for (let i = 0; i < 200; i++) {
-      if ((await lockWaiters()) >= n) return;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error(`never saw ${n} statements waiting on a lock`);
-  }
-
   it("answers the sign-in 200 and the link 400 EMAIL_TOKEN_INVALID (the address is no longer the account's), never a 500", async () => {
     const email = uniqueEmail();
     // A phone sign-up that named the address: it holds it unverified, its link pending.
@@ -52,17 +37,7 @@ describe('an identity-provider sign-in taking an address while its holder opens 
 
     // Something else (any write on the holder's row) holds it for a moment, so both requests
     // queue on it in a known order; the race is the same without it, only narrower.
-    let releaseRow!: () => void;
-    const rowFree = new Promise<void>((resolve) => (releaseRow = resolve));
-    let rowHeld!: () => void;
-    const held = new Promise<void>((resolve) => (rowHeld = resolve));
-    const holding = app.db.transaction(async (client) => {
-      await client.query('select 1 from users where id = $1 for update', [holder!.id]);
-      rowHeld();
-      await rowFree;
-    });
-    await held;
-    const baseline = await lockWaiters();
+    const holding = await holdLock(app.db, `select 1 from users where id = '${holder!.id}' for update`);
 
     const signIn = app.request('/api/auth/customer/idp/mobile', {
       method: 'POST',
@@ -70,14 +45,13 @@ describe('an identity-provider sign-in taking an address while its holder opens 
         idToken: await idp.mint({ audience: idp.mobileClientId, claims: { sub: randomUUID(), email } }),
       },
     });
-    await waitForLockWaiters(baseline + 1);
+    await waitersOf(app.db, holding.pid, 1);
     const verify = app.request('/api/auth/customer/verify-email', {
       method: 'POST',
       json: { token: secret },
     });
-    await waitForLockWaiters(baseline + 2);
-    releaseRow();
-    await holding;
+    await waitersOf(app.db, holding.pid, 2);
+    await holding.release();
 
     const [signedIn, verified] = await Promise.all([signIn, verify]);
     expect(
