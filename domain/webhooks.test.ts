@@ -34,6 +34,15 @@ describe('webhook delivery rules', () => {
     expect(retryDelayMs(DEFAULT_RETRY_PLAN, 1, 0.999)).toBeLessThanOrEqual(11_000);
   });
 
+  it('keeps every wait within 6 h, jitter included, and still spreads the waits at the cap', () => {
+    const jitters = Array.from({ length: 101 }, (_, index) => Math.min(index / 100, 0.999_999));
+    const atCap = jitters.map((jitter) => retryDelayMs(DEFAULT_RETRY_PLAN, 30, jitter));
+    const belowCap = jitters.map((jitter) => retryDelayMs(DEFAULT_RETRY_PLAN, 12, jitter));
+    expect(Math.max(...atCap, ...belowCap)).toBeLessThanOrEqual(6 * 3_600_000);
+    expect(Math.min(...atCap)).toBeGreaterThanOrEqual(0.9 * 6 * 3_600_000);
+    expect(new Set(atCap).size).toBeGreaterThan(50);
+  });
+
   it('honours Retry-After (seconds or a date) as a minimum, capped at the longest delay', () => {
     const now = Date.parse('2026-11-24T10:00:00Z');
     expect(retryAfterMs('120', now)).toBe(120_000);

@@ -98,12 +98,15 @@ export function scaledRetryPlan(plan: RetryPlan, scale: number): RetryPlan {
 
 /**
  * The wait before attempt `failed + 1` after `failed` failed attempts: initialMs · 2^(failed−1),
- * at most maxMs, spread by ±10 % (`jitter` in [0, 1)) so retries of many deliveries do not arrive
- * together. A Retry-After the receiver sent is honoured as a minimum, capped at maxMs.
+ * spread by ±10 % (`jitter` in [0, 1)) so retries of many deliveries do not arrive together, and
+ * never over maxMs: a spread wait that would pass it is folded back below it (maxMs − the excess),
+ * so the waits at the cap stay spread over its last 10 %. A Retry-After the receiver sent is
+ * honoured as a minimum, capped at maxMs.
  */
 export function retryDelayMs(plan: RetryPlan, failed: number, jitter: number, retryAfterMs?: number): number {
   const exponential = Math.min(plan.maxMs, plan.initialMs * 2 ** Math.max(0, failed - 1));
-  const spread = Math.round(exponential * (0.9 + 0.2 * jitter));
+  const jittered = exponential * (0.9 + 0.2 * jitter);
+  const spread = Math.round(Math.min(jittered, 2 * plan.maxMs - jittered));
   const asked = retryAfterMs === undefined ? 0 : Math.min(plan.maxMs, retryAfterMs);
   return Math.max(1, spread, asked);
 }
