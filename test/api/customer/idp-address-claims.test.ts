@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashSecret } from '../../../api/auth/secrets.js';
 import { useFakeIdp } from '../../support/fakes/jwks.js';
+import { idpLink, idpMobileSignIn, type IdpAccount } from '../../support/idp-flows.js';
 import { useTestApp, type SignedInTraveller, type TestResponse } from '../../support/harness.js';
 import { createCompany } from '../../support/factories.js';
 import { createStaffMember, staffLogin } from '../../support/staff.js';
@@ -40,31 +41,12 @@ describe('identity-provider sign-in and linking against what others claimed of t
   const SIGN_IN_IP = '203.0.113.41';
   const LINK_IP = '2001:db8::42';
 
-  const mobile = async (claims: { sub: string; email: string }) =>
-    app.request('/api/auth/customer/idp/mobile', {
-      method: 'POST',
-      json: { idToken: await idp.mint({ audience: idp.mobileClientId, claims }) },
-      headers: { 'X-Forwarded-For': SIGN_IN_IP },
-    });
+  const mobile = (account: IdpAccount) =>
+    idpMobileSignIn(app, idp, account, { 'X-Forwarded-For': SIGN_IN_IP });
 
   /** Links the provider account (sub, email) to the signed-in web traveller through a linking flow. */
-  const link = async (traveller: SignedInTraveller, claims: { sub: string; email: string }) => {
-    const started = await app.request('/api/auth/customer/idp/nonce?channel=link');
-    const flow = started.body.data;
-    const flowCookie = (started.headers.getSetCookie().find((c) => c.startsWith('bb_idp_')) ?? '').split(
-      ';',
-    )[0];
-    const idToken = await idp.mint({ claims: { ...claims, nonce: flow.nonce } });
-    return app.request('/api/profile/security/identities/idp', {
-      method: 'POST',
-      json: { idToken, flowId: flow.flowId },
-      headers: {
-        ...traveller.writeHeaders,
-        Cookie: `${traveller.cookie}; ${flowCookie}`,
-        'X-Forwarded-For': LINK_IP,
-      },
-    });
-  };
+  const link = (traveller: SignedInTraveller, account: IdpAccount) =>
+    idpLink(app, idp, traveller, account, { 'X-Forwarded-For': LINK_IP });
 
   /**
    * Somebody signs up with a phone number they own and names `email` (the public routes only); the

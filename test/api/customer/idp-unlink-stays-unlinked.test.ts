@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useFakeIdp } from '../../support/fakes/jwks.js';
+import { idpLink, idpMobileSignIn, type IdpAccount } from '../../support/idp-flows.js';
 import { useTestApp, type SignedInTraveller, type TestResponse } from '../../support/harness.js';
 
 const uniqueEmail = (label = 'traveller') => `${label}-${randomUUID().slice(0, 8)}@example.test`;
@@ -19,26 +20,10 @@ describe('an unlinked identity-provider account stays unlinked', () => {
   });
   const app = useTestApp(config);
 
-  const mobile = async (claims: { sub: string; email: string }) =>
-    app.request('/api/auth/customer/idp/mobile', {
-      method: 'POST',
-      json: { idToken: await idp.mint({ audience: idp.mobileClientId, claims }) },
-    });
+  const mobile = (account: IdpAccount) => idpMobileSignIn(app, idp, account);
 
   /** Links the subject to the signed-in web traveller through a linking flow. */
-  const link = async (traveller: SignedInTraveller, claims: { sub: string; email: string }) => {
-    const started = await app.request('/api/auth/customer/idp/nonce?channel=link');
-    const flow = started.body.data;
-    const flowCookie = (started.headers.getSetCookie().find((c) => c.startsWith('bb_idp_')) ?? '').split(
-      ';',
-    )[0];
-    const idToken = await idp.mint({ claims: { ...claims, nonce: flow.nonce } });
-    return app.request('/api/profile/security/identities/idp', {
-      method: 'POST',
-      json: { idToken, flowId: flow.flowId },
-      headers: { ...traveller.writeHeaders, Cookie: `${traveller.cookie}; ${flowCookie}` },
-    });
-  };
+  const link = (traveller: SignedInTraveller, account: IdpAccount) => idpLink(app, idp, traveller, account);
   const unlink = (traveller: SignedInTraveller) =>
     app.request('/api/profile/security/identities/idp', {
       method: 'DELETE',
