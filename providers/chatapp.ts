@@ -7,7 +7,9 @@
  *     4xx/5xx {ok: false, error_code, description}   (403: the traveller blocked the bot)
  *
  * The bot token is part of the path, so URLs are never logged or returned; a failure carries
- * only a short detail for the log.
+ * only a short detail for the log. Redirects are not followed: a 3xx would have the POST, the
+ * chat and the code in its text, repeated wherever its Location points, so it is ChatappUnavailable
+ * (the code then goes by SMS), its body unread.
  */
 
 export interface ChatappBot {
@@ -38,10 +40,15 @@ export class HttpChatappBot implements ChatappBot {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
         body: JSON.stringify({ chat_id: chatId, text }),
+        redirect: 'manual',
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch (error) {
       throw new ChatappUnavailable(`request failed: ${(error as Error).name}`);
+    }
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new ChatappUnavailable(`sendMessage answered a redirect (${response.status}), not followed`);
     }
     const body = (await response.json().catch(() => null)) as { ok?: unknown; error_code?: unknown } | null;
     if (!response.ok || body?.ok !== true) {

@@ -15,7 +15,9 @@
  *
  * Anything else (5xx, a timeout, an unreadable answer, a refused key, a 429 with another code such
  * as the provider's limit on our account's calls) is SmsVerifyUnavailable: a 429 is the number's or
- * the traveller's only with the code listed for it above. The provider's own text and our key stay
+ * the traveller's only with the code listed for it above. Redirects are not followed: a 3xx would
+ * have the POST, the number and on a check the traveller's code, repeated wherever its Location
+ * points, so it is SmsVerifyUnavailable too, its body unread. The provider's own text and our key stay
  * in this module and the server log, never in an answer; of its headers only Retry-After
  * (delay-seconds or an HTTP date) is passed on, as whole seconds.
  */
@@ -30,12 +32,16 @@ export interface SmsVerification {
 
 /**
  * The provider could not be used (down, slow, misconfigured); `detail` is for the log only,
- * `retryAfterSeconds` the wait its answer asked for (Retry-After), if it asked for one.
+ * `retryAfterSeconds` the wait its answer asked for (Retry-After), if it asked for one. `sent` is
+ * 'no' when the request cannot have sent anything (the provider answered with a failure or a
+ * redirect, or the connection was never made), 'unknown' when it may have (a timeout, a connection
+ * cut, a success answered unreadably, a gateway's timeout).
  */
 export class SmsVerifyUnavailable extends Error {
   constructor(
     readonly detail: string,
     readonly retryAfterSeconds?: number,
+    readonly sent: 'no' | 'unknown' = 'unknown',
   ) {
     super('SMS verification provider unavailable');
     this.name = 'SmsVerifyUnavailable';
@@ -77,7 +83,7 @@ export class HttpSmsVerification implements SmsVerification {
     if (status === 400 && body.code === 'INVALID_PHONE') throw new SmsVerifyRefused('invalid_phone');
     if (status === 429 && body.code === 'TOO_MANY_REQUESTS')
       throw new SmsVerifyRefused('too_many_requests', retryAfterSeconds);
-    throw new SmsVerifyUnavailable(`start answered ${status}`, retryAfterSeconds);
+    throw new SmsVerifyUnavailable(`start answered ${status}`, retryAfterSeconds, sentWhenAnswered(status));
   }
 
   async check(phone: string, code: string): Promise<SmsCheckResult> {
@@ -106,10 +112,23 @@ export class HttpSmsVerification implements SmsVerification {
           Accept: 'application/json',
         },
         body: JSON.stringify(payload),
+        redirect: 'manual',
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch (error) {
-      throw new SmsVerifyUnavailable(`request failed: ${(error as Error).name}`);
+      throw new SmsVerifyUnavailable(
+        `request failed: ${(error as Error).name}`,
+        undefined,
+        sentWhenFailed(error),
+      );
+    }
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new SmsVerifyUnavailable(
+        `${path} answered a redirect (${response.status}), not followed`,
+        undefined,
+        'no',
+      );
     }
     const text = await response.text().catch(() => '');
     let body: unknown;
@@ -120,7 +139,11 @@ export class HttpSmsVerification implements SmsVerification {
     }
     const retryAfterSeconds = retryAfterOf(response.headers.get('Retry-After'), Date.now());
     if (typeof body !== 'object' || body === null) {
-      throw new SmsVerifyUnavailable(`unreadable answer with status ${response.status}`, retryAfterSeconds);
+      throw new SmsVerifyUnavailable(
+        `unreadable answer with status ${response.status}`,
+        retryAfterSeconds,
+        sentWhenAnswered(response.status),
+      );
     }
     return { status: response.status, body: body as Record<string, unknown>, retryAfterSeconds };
   }
@@ -151,6 +174,20 @@ export function retryAfterOf(header: string | null, now: number): number | undef
       ? Date.parse(`${text} GMT`)
       : NaN;
   return Number.isFinite(date) ? Math.max(0, Math.ceil((date - now) / 1000)) : undefined;
+}
+
+/** An answer other than a success or a gateway's timeout (504) says the provider sent nothing. */
+function sentWhenAnswered(status: number): 'no' | 'unknown' {
+  return (status >= 200 && status < 300) || status === 504 ? 'unknown' : 'no';
+}
+
+/** Codes of a connection never made: the request cannot have reached the provider. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** A fetch that failed before it connected sent nothing; any other failure may have. */
+function sentWhenFailed(error: unknown): 'no' | 'unknown' {
+  const code = ((error as { cause?: { code?: unknown } }).cause ?? {}).code;
+  return typeof code === 'string' && NEVER_CONNECTED.has(code) ? 'no' : 'unknown';
 }
 
 function withSlash(url: string): string {

@@ -115,7 +115,21 @@ export function requirePhone(input: string): string {
   return phone;
 }
 
-/** Sends a sign-in code to `phone` by the requested method (or the channel it falls back to). */
+/**
+ * A refusal of a send after which no message can have reached the phone: the SMS provider answered
+ * that it sent nothing (it refused the number, failed, or limits our calls) and no chat message was
+ * tried. A send that timed out, or whose answer was lost, may have gone out: its refusal is not this.
+ */
+export class OtpNotSent extends Refusal {
+  constructor(refusal: Refusal) {
+    super(refusal.status, refusal.code, refusal.message, refusal.details, refusal.extra);
+  }
+}
+
+/**
+ * Sends a sign-in code to `phone` by the requested method (or the channel it falls back to); a
+ * refusal after which nothing was sent is an OtpNotSent.
+ */
 export async function sendOtp(
   deps: OtpDeps,
   request: { phone: string; method?: OtpMethod; chatappChatId?: string },
@@ -124,11 +138,14 @@ export async function sendOtp(
   // SPEC: an omitted method is the legacy whatsapp value, which is sent by SMS.
   const requested = request.method ?? 'whatsapp';
   if (deps.config.OTP_PRELAUNCH) return sendPrelaunchCode(deps, phone);
+  let chatTried = false;
   if (requested === 'chatapp') {
-    const code = await sendByChatapp(deps, phone, request.chatappChatId);
-    if (code) return { phone, actualChannel: 'chatapp', fallbackToSms: false, localCode: code };
+    const chat = await sendByChatapp(deps, phone, request.chatappChatId);
+    if (chat.code) return { phone, actualChannel: 'chatapp', fallbackToSms: false, localCode: chat.code };
+    chatTried = chat.tried;
   }
-  await sendBySms(deps, phone);
+  // A chat message whose sending failed may still have reached the chat: then the send counts.
+  await sendBySms(deps, phone, (refusal) => (chatTried ? refusal : new OtpNotSent(refusal)));
   return { phone, actualChannel: 'sms', fallbackToSms: requested !== 'sms', localCode: null };
 }
 
@@ -193,18 +210,22 @@ async function sendPrelaunchCode(deps: OtpDeps, phone: string): Promise<SentOtp>
   return { phone, actualChannel: 'local', fallbackToSms: false, localCode: code };
 }
 
-/** Sends a local code through the chat bot; null when the chat bot cannot be used for this number. */
+/**
+ * Sends a local code through the chat bot: the code when sent, else null, and whether the bot was
+ * tried (it failed) or cannot be used for this number.
+ */
 async function sendByChatapp(
   deps: OtpDeps,
   phone: string,
   namedChatId: string | undefined,
-): Promise<string | null> {
+): Promise<{ code: string | null; tried: boolean }> {
+  const unused = { code: null, tried: false };
   const botToken = deps.config.CHATAPP_BOT_TOKEN;
-  if (!botToken) return null;
+  if (!botToken) return unused;
   const chatId = await linkedChat(deps.db, phone);
   // A chat named by the client counts only when it is the one linked to this number: otherwise
   // anyone could have another person's sign-in code delivered to their own chat.
-  if (!chatId || (namedChatId !== undefined && namedChatId !== chatId)) return null;
+  if (!chatId || (namedChatId !== undefined && namedChatId !== chatId)) return unused;
   const challenge = await newLocalChallenge(deps, phone, 'chatapp');
   const bot = new HttpChatappBot({
     baseUrl: deps.config.CHATAPP_API_URL,
@@ -213,35 +234,55 @@ async function sendByChatapp(
   });
   try {
     await bot.sendMessage(chatId, codeMessage(challenge.code, deps.config.OTP_LOCAL_CODE_TTL_SECONDS));
-    return challenge.code;
+    return { code: challenge.code, tried: true };
   } catch (error) {
     if (!(error instanceof ChatappUnavailable)) throw error;
     deps.logger.warn({ detail: error.detail }, 'chat bot unavailable; sending the code by SMS');
     await closeChallenge(deps.db, challenge.id);
-    return null;
+    return { code: null, tried: true };
   }
 }
 
-async function sendBySms(deps: OtpDeps, phone: string): Promise<void> {
-  const provider = requireSmsProvider(deps);
+/** `notSent` marks a refusal after which the provider has sent nothing (OtpNotSent, if nothing else was). */
+async function sendBySms(
+  deps: OtpDeps,
+  phone: string,
+  notSent: (refusal: Refusal) => Refusal,
+): Promise<void> {
+  const provider = requireSmsProviderToSend(deps, notSent);
   let reference: string;
   try {
     ({ reference } = await provider.start(phone));
   } catch (error) {
     if (error instanceof SmsVerifyRefused) {
-      if (error.reason === 'invalid_phone') throw invalidPhone();
-      throw tooManyRequests(
-        providerRetryAfter(error.retryAfterSeconds),
-        'Too many codes were sent to this number; try again later',
+      if (error.reason === 'invalid_phone') throw notSent(invalidPhone());
+      throw notSent(
+        tooManyRequests(
+          providerRetryAfter(error.retryAfterSeconds),
+          'Too many codes were sent to this number; try again later',
+        ),
       );
     }
     if (error instanceof SmsVerifyUnavailable) {
-      deps.logger.warn({ detail: error.detail }, 'SMS verification provider unavailable');
-      throw unavailable(error.retryAfterSeconds);
+      deps.logger.warn({ detail: error.detail, sent: error.sent }, 'SMS verification provider unavailable');
+      const refusal = unavailable(error.retryAfterSeconds);
+      throw error.sent === 'no' ? notSent(refusal) : refusal;
     }
     throw error;
   }
   await openProviderChallenge(deps.db, { phone, reference, ttlSeconds: PROVIDER_CHALLENGE_SECONDS });
+}
+
+/** requireSmsProvider for a send: with none configured the provider sent nothing. */
+function requireSmsProviderToSend(
+  deps: OtpDeps,
+  notSent: (refusal: Refusal) => Refusal,
+): HttpSmsVerification {
+  try {
+    return requireSmsProvider(deps);
+  } catch (error) {
+    throw error instanceof Refusal ? notSent(error) : error;
+  }
 }
 
 /** The configured provider, or 503 OTP_UNAVAILABLE (the missing setting goes to the log). */

@@ -146,6 +146,15 @@ const sessionRules = (config: Config) =>
   'header `X-Client: mobile` to get token, refreshToken and expiresAt in the body instead of cookies, then use ' +
   'Authorization: Bearer (no CSRF header needed).';
 
+/** send-otp's limits, and the provider's own, as its prose states them. */
+const sendOtpLimits = (config: Config) =>
+  `${config.OTP_SEND_PER_IP_PER_HOUR} requests per client IP and ${config.OTP_SEND_PER_PHONE_PER_HOUR} per phone number ` +
+  'per hour (429 RATE_LIMITED with Retry-After). A send the SMS provider refused or failed (it answered that it sent ' +
+  'nothing, or could not be reached) does not count against the phone number, only against the client IP; one whose ' +
+  'outcome is unknown (a timeout, an unreadable success) counts, as the code may have gone out. The SMS provider ' +
+  'refusing to send to the number again is 429 RATE_LIMITED too, and both its refusal and its 503 OTP_UNAVAILABLE ' +
+  'carry Retry-After (and details.retryAfterSeconds): the wait the provider asked for, kept within 1 s to 1 h, else 60 s.';
+
 /** The docs of each route, in the order they are registered (their prose quotes the configured limits). */
 export const docsFor = (config: Config) =>
   taggedOperations(TAGS, {
@@ -156,17 +165,14 @@ export const docsFor = (config: Config) =>
         `this server generates a 6-digit code (valid ${Math.round(config.OTP_LOCAL_CODE_TTL_SECONDS / 60)} minutes, ` +
         `${config.OTP_LOCAL_MAX_ATTEMPTS} wrong entries ` +
         'burn it) and the chat bot sends it to the chat linked to the number through the bot; with no bot token configured, ' +
-        'no linked chat, a chatappChatId that is not the linked chat, or a bot failure, the code goes by SMS ' +
+        'no linked chat, a chatappChatId that is not the linked chat, or a bot failure (a redirect too), the code goes by SMS ' +
         '(fallbackToSms true, actualChannel sms). Legacy whatsapp, and an omitted method, go by SMS with no WhatsApp contact ' +
         '(fallbackToSms true). A new code replaces the previous one. Pre-launch mode (OTP_PRELAUNCH, only while SITE_MODE ' +
         'is coming_soon): no provider is contacted; reserved demo numbers (+963900...) get a local code (actualChannel ' +
         'local), any other number gets 503 PRELAUNCH_PHONE_NOT_ALLOWED. devMode and otpCode appear in development mode only. ' +
-        'Provider failure, timeout, or its limit on our own calls: 503 OTP_UNAVAILABLE (no provider detail is returned). ' +
-        'Rate limits: ' +
-        `${config.OTP_SEND_PER_IP_PER_HOUR} requests per client IP and ${config.OTP_SEND_PER_PHONE_PER_HOUR} per phone number ` +
-        'per hour (429 RATE_LIMITED with Retry-After). The SMS provider refusing to send to the number again is 429 ' +
-        'RATE_LIMITED too, and both its refusal and its 503 OTP_UNAVAILABLE carry Retry-After (and details.retryAfterSeconds): ' +
-        'the wait the provider asked for, kept within 1 s to 1 h, else 60 s.',
+        'Provider failure, timeout, a redirect (never followed), or its limit on our own calls: 503 OTP_UNAVAILABLE (no ' +
+        'provider detail is returned). Rate limits: ' +
+        sendOtpLimits(config),
       responses: answers(200, 'Code dispatched', OtpSent, [400, 429, 503]),
     },
     verifyOtp: {
@@ -177,8 +183,8 @@ export const docsFor = (config: Config) =>
         '(403 ACCOUNT_DISABLED) or a server error leaves the code usable (but for an SMS code, which the provider closes ' +
         'once it approves it: then request a new one) and no account created; a wrong code counts against its attempts at once. ' +
         '400 OTP_INVALID (wrong code), 400 OTP_EXPIRED (expired, used, replaced, or none sent), 429 OTP_TOO_MANY_ATTEMPTS ' +
-        '(the code is burnt; request a new one), 503 OTP_UNAVAILABLE (the provider down, slow, or limiting our own calls: ' +
-        'with Retry-After, as on send-otp, and the code stays usable), 503 ' +
+        '(the code is burnt; request a new one), 503 OTP_UNAVAILABLE (the provider down, slow, redirecting (never ' +
+        'followed) or limiting our own calls: with Retry-After, as on send-otp, and the code stays usable), 503 ' +
         'PRELAUNCH_PHONE_NOT_ALLOWED, 403 ACCOUNT_DISABLED. ' +
         'A new number creates the traveller profile and the account in one transaction (isNewUser true); name and email are ' +
         'used only then, and an e-mail another account holds is kept on the profile only. emailVerificationPending is true ' +

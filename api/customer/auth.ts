@@ -2,8 +2,8 @@ import type { Context } from 'koa';
 import { findCustomerUser } from '../../db/queries/customer-user.js';
 import type { AppContext, FeatureRoutes } from '../app.js';
 import { otpChecksPerIp } from '../auth/limits.js';
-import { hourlyLimiter, ipLimitedRoute } from '../http/rate-limit.js';
-import { requirePhone, sendOtp } from '../auth/otp.js';
+import { type CountedPoint, hourlyLimiter, ipLimitedRoute, type RateLimiter } from '../http/rate-limit.js';
+import { OtpNotSent, requirePhone, sendOtp } from '../auth/otp.js';
 import { hashSecret } from '../auth/secrets.js';
 import {
   clearSessionCookies,
@@ -48,10 +48,28 @@ function sessionTokens(session: IssuedSession) {
   return { token: session.token, refreshToken: session.refreshToken, expiresAt: session.expiresAt };
 }
 
+/**
+ * Rethrows a failed send, first giving the phone its point back when nothing was sent (OtpNotSent:
+ * the provider answered that it sent nothing). A send whose outcome is unknown (a timeout) stays
+ * counted: the SMS may have gone out, and the limit keeps a phone from being flooded.
+ */
+function refundWhenNotSent(perPhone: RateLimiter, counted: CountedPoint, { logger }: AppContext) {
+  return async (error: unknown): Promise<never> => {
+    if (error instanceof OtpNotSent)
+      await perPhone.refund(counted).catch((failure: unknown) => {
+        logger.warn({ err: failure }, 'could not give back the send-otp point of a phone');
+      });
+    throw error;
+  };
+}
+
 function registerSendOtpRoute({ surface, context, docs }: AuthRoutes): void {
   const { config, db } = context;
   const sendPerIp = hourlyLimiter(db, 'otp-send-ip', config.OTP_SEND_PER_IP_PER_HOUR);
-  const sendPerPhone = hourlyLimiter(db, 'otp-send-phone', config.OTP_SEND_PER_PHONE_PER_HOUR);
+  // A send the provider answered it did not perform gives the phone its point back (not the IP).
+  const sendPerPhone = hourlyLimiter(db, 'otp-send-phone', config.OTP_SEND_PER_PHONE_PER_HOUR, {
+    givesBack: true,
+  });
   ipLimitedRoute(surface, sendPerIp, {
     ...docs.sendOtp,
     method: 'post',
@@ -60,8 +78,10 @@ function registerSendOtpRoute({ surface, context, docs }: AuthRoutes): void {
     errorCode: otpErrorCode,
     handler: async (ctx, { body }) => {
       const phone = requirePhone(body.phone);
-      await sendPerPhone.consume(ctx, hashSecret(phone));
-      const sent = await sendOtp(context, { ...body, phone });
+      const counted = await sendPerPhone.consumeRefundable(ctx, hashSecret(phone));
+      const sent = await sendOtp(context, { ...body, phone }).catch(
+        refundWhenNotSent(sendPerPhone, counted, context),
+      );
       const development = config.NODE_ENV === 'development';
       ctx.body = {
         success: true,

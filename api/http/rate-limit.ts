@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context, Middleware } from 'koa';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Database } from '../../db/orm.js';
+import { refundRateLimitPoint } from '../../db/writes/rate-limits.js';
 import { clientKey } from './client-address.js';
 import { tooManyRequests } from './errors.js';
 import type { Part } from './guarded-route.js';
@@ -15,9 +16,17 @@ export interface RateLimitRule {
   durationSeconds: number;
 }
 
+/** A point `consume` counted: its key, and when the window it was counted in ends (ms since the epoch). */
+export interface CountedPoint {
+  key: string;
+  windowEndsAt: number;
+}
+
 export interface RateLimiter {
   /** Counts one request for `key`; over the limit it throws 429 RATE_LIMITED with Retry-After. */
   consume(ctx: Context, key: string): Promise<void>;
+  /** `consume`, answering the point it counted, for `refund`. */
+  consumeRefundable(ctx: Context, key: string): Promise<CountedPoint>;
   /** The same as Koa middleware, keyed by `keyOf(ctx)` (for example the client IP). */
   middleware(keyOf: (ctx: Context) => string): Middleware;
   /**
@@ -26,6 +35,13 @@ export interface RateLimiter {
    * Only for a limiter made with `givesBack`.
    */
   giveBack(key: string): Promise<void>;
+  /**
+   * Gives back a point once the request it counted turns out not to count (an OTP the provider did
+   * not send): only to the window it was counted in, and never below zero, in one statement, so
+   * requests of the same key sent meanwhile are judged either before or after it, never half-way.
+   * Only for a limiter made with `givesBack`.
+   */
+  refund(point: CountedPoint): Promise<void>;
 }
 
 /**
@@ -36,8 +52,9 @@ export interface RateLimiter {
  *
  * Counters are named by the rule itself (name, points, window): changing a limit starts fresh
  * counters instead of judging old traffic by the new rule. A limiter whose requests may give their
- * point back (`givesBack`: a successful sign-in) keeps no block in memory: the process could not
- * tell when the points given back reopen the key, so each request asks the database.
+ * point back (`givesBack`: a successful sign-in, a code the provider did not send) keeps no block in
+ * memory: the process could not tell when the points given back reopen the key, so each request
+ * asks the database.
  */
 export function createRateLimiter(
   db: Pick<Database, 'pool'>,
@@ -47,21 +64,46 @@ export function createRateLimiter(
   if (rule.points <= 0) {
     return {
       consume: async () => undefined,
+      consumeRefundable: async (_ctx, key) => ({ key, windowEndsAt: 0 }),
       middleware: () => (_ctx, next) => next(),
       giveBack: async () => undefined,
+      refund: async () => undefined,
     };
   }
   const limiter = sharedLimiter(db, rule, options.givesBack ? 0 : rule.points);
 
-  const consume = (ctx: Context, key: string) => consumeOrRefuse(limiter, ctx, key);
+  const consumeRefundable = (ctx: Context, key: string) => consumeOrRefuse(limiter, ctx, key);
+  const consume = async (ctx: Context, key: string) => {
+    await consumeRefundable(ctx, key);
+  };
   return {
     consume,
+    consumeRefundable,
     middleware: (keyOf) => async (ctx, next) => {
       await consume(ctx, keyOf(ctx));
       await next();
     },
     giveBack: (key) => giveBackPoint(limiter, key),
+    refund: (point) => refundPoint(db, limiter, rule.points, point),
   };
+}
+
+/** How far the window's end `consume` read may lie from the stored one (the time between the two reads). */
+const WINDOW_END_SLACK_MS = 1000;
+
+/** One point back for the window `point` was counted in (refundRateLimitPoint). */
+function refundPoint(
+  db: Pick<Database, 'pool'>,
+  limiter: RateLimiterPostgres,
+  limit: number,
+  point: CountedPoint,
+): Promise<void> {
+  return refundRateLimitPoint(db, {
+    storedKey: limiter.getKey(point.key),
+    windowEndsAt: point.windowEndsAt,
+    slackMs: WINDOW_END_SLACK_MS,
+    limit,
+  });
 }
 
 /**
@@ -198,9 +240,14 @@ async function tookTurn(turn: RateLimiterPostgres, key: string): Promise<boolean
 }
 
 /** Counts one point for `key`; over the limit it throws 429 RATE_LIMITED with Retry-After. */
-async function consumeOrRefuse(limiter: RateLimiterPostgres, ctx: Context, key: string): Promise<void> {
+async function consumeOrRefuse(
+  limiter: RateLimiterPostgres,
+  ctx: Context,
+  key: string,
+): Promise<CountedPoint> {
   try {
-    await limiter.consume(key);
+    const counted = await limiter.consume(key);
+    return { key, windowEndsAt: Date.now() + counted.msBeforeNext };
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
     refuse(rejection.msBeforeNext);
@@ -235,9 +282,14 @@ function sharedLimiter(
   });
 }
 
-/** At most `points` requests per hour for each key. */
-export function hourlyLimiter(db: Pick<Database, 'pool'>, name: string, points: number): RateLimiter {
-  return createRateLimiter(db, { name, points, durationSeconds: 3600 });
+/** At most `points` requests per hour for each key (`givesBack`: see createRateLimiter). */
+export function hourlyLimiter(
+  db: Pick<Database, 'pool'>,
+  name: string,
+  points: number,
+  options: { givesBack?: boolean } = {},
+): RateLimiter {
+  return createRateLimiter(db, { name, points, durationSeconds: 3600 }, options);
 }
 
 /** At most `points` requests per minute for each key. */

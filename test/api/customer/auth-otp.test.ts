@@ -1,4 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../../config/index.js';
@@ -6,6 +8,7 @@ import { DEMO_COMPANY_ID } from '../../../db/seed/demo-identities.js';
 import { arabicDuration, englishDuration } from '../../../domain/account-email.js';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { startChatappFake } from '../../support/fakes/chatapp.js';
+import { startRedirectTarget } from '../../support/fakes/redirect-target.js';
 import { startSmsVerifyFake } from '../../support/fakes/sms-verify.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
 
@@ -830,5 +833,209 @@ describe('configuration of the OTP modes', () => {
   it('refuses production with neither an SMS provider nor pre-launch, and a provider URL without its key', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', ...secret })).toThrow(/SMS_VERIFY_URL/);
     expect(() => loadConfig({ SMS_VERIFY_URL: 'https://verify.example' })).toThrow(/SMS_VERIFY_API_KEY/);
+  });
+});
+
+/**
+ * README (Travellers, OTP): the providers' redirects are not followed. A 307 to another origin would
+ * have fetch repeat the POST there: the number, on a check the traveller's code, the chat code in
+ * the bot's message. The other server answers as an obliging provider would (started, approved,
+ * sent), so a client that followed it would carry on as if the provider had.
+ */
+const elsewhere = await startRedirectTarget();
+afterAll(() => elsewhere.close());
+
+describe('send-otp and verify-otp when a provider answers with a redirect', () => {
+  const app = useTestApp(providerMode);
+  const { send, verify, userByPhone, challenges } = otpRoutes(app);
+
+  function expectProviderUnavailable(response: Awaited<ReturnType<typeof send>>) {
+    expect([response.status, response.body.errorCode], response.text).toEqual([503, 'OTP_UNAVAILABLE']);
+    // The redirect asked for no wait: a minute, as for any other provider failure.
+    expect(response.headers.get('Retry-After')).toBe('60');
+    expect(response.body.details).toEqual({ retryAfterSeconds: 60 });
+    expectNoProviderDetails(response.text);
+    expect(response.text).not.toContain(elsewhere.url);
+  }
+
+  it('a 307 from the SMS provider on sending is 503 OTP_UNAVAILABLE: the number goes nowhere else and nothing is stored', async () => {
+    const phone = newPhone();
+    elsewhere.requests.length = 0;
+    sms.redirectNext(`${elsewhere.url}/v1/verifications`);
+    const response = await send({ phone, method: 'sms' });
+    expect(elsewhere.requests).toEqual([]);
+    expectProviderUnavailable(response);
+    expect(await challenges(phone)).toEqual([]);
+    expect(sms.lastCode(phone)).toBeUndefined();
+  });
+
+  it("a 307 from the SMS provider on checking is 503 OTP_UNAVAILABLE: the traveller's code goes nowhere else, no account is made, and the code still signs in", async () => {
+    const phone = newPhone();
+    await send({ phone, method: 'sms' });
+    const code = sms.lastCode(phone)!;
+    const before = await challenges(phone);
+    elsewhere.requests.length = 0;
+    sms.redirectNext(`${elsewhere.url}/v1/verifications/check`);
+    const response = await verify({ phone, code, method: 'sms', name: 'Rami Saleh' });
+    expect(elsewhere.requests).toEqual([]);
+    expectProviderUnavailable(response);
+    expect(await challenges(phone)).toEqual(before);
+    expect(await userByPhone(phone)).toBeUndefined();
+    expect((await verify({ phone, code, method: 'sms' })).status).toBe(200);
+  });
+
+  it('a 307 from the chat bot is the bot unavailable: the code goes by SMS (fallbackToSms), and the chat code goes nowhere and is void', async () => {
+    const phone = newPhone();
+    const chatId = String(760_000_000 + counter);
+    await app.db.query('insert into chatapp_links (phone, chat_id) values ($1, $2)', [phone, chatId]);
+    elsewhere.requests.length = 0;
+    bot.redirectNext(`${elsewhere.url}/collect`);
+    const response = await send({ phone, method: 'chatapp' });
+    expect(elsewhere.requests).toEqual([]);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      success: true,
+      message: expect.any(String),
+      fallbackToSms: true,
+      actualChannel: 'sms',
+    });
+    expectNoProviderDetails(response.text);
+    expect(response.text).not.toContain(elsewhere.url);
+    expect(bot.messages.some((message) => message.chatId === chatId)).toBe(false);
+    const open = await app.db.query(
+      'select channel from otp_challenges where phone = $1 and consumed_at is null',
+      [phone],
+    );
+    expect(open).toEqual([{ channel: 'sms' }]);
+    expect((await verify({ phone, code: sms.lastCode(phone)!, method: 'chatapp' })).status).toBe(200);
+  });
+});
+
+/**
+ * README (Travellers, OTP): five codes a phone an hour (OTP_SEND_PER_PHONE_PER_HOUR) count the codes
+ * the provider may have sent. A send it answered it did not perform (down, failing, limiting our
+ * calls, refusing the number) gives the phone its send back; one whose outcome is unknown (a
+ * timeout, an unreadable success) stays counted, as the SMS may have gone out. The client IP's sends
+ * count either way.
+ */
+const closedProviderUrl = await new Promise<string>((resolve) => {
+  const server = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as AddressInfo;
+    server.close(() => resolve(`http://127.0.0.1:${port}`));
+  });
+});
+
+describe('send-otp: a send the SMS provider did not perform does not count against the phone', () => {
+  const app = useTestApp({ ...providerMode, OTP_SEND_PER_PHONE_PER_HOUR: 2 });
+  const { send, challenges } = otpRoutes(app);
+  const delivered = (phone: string) => sms.messages.filter((message) => message.to === phone);
+
+  async function expectRefused(phone: string, status: number, errorCode: string) {
+    const response = await send({ phone, method: 'sms' });
+    expect([response.status, response.body.errorCode], response.text).toEqual([status, errorCode]);
+  }
+
+  /** The phone's limit (2) still holds for codes that went out: two more, then 429. */
+  async function expectTwoCodesLeft(phone: string) {
+    expect((await send({ phone, method: 'sms' })).status).toBe(200);
+    expect((await send({ phone, method: 'sms' })).status).toBe(200);
+    await expectRefused(phone, 429, 'RATE_LIMITED');
+    expect(delivered(phone)).toHaveLength(2);
+    expect(await challenges(phone)).toHaveLength(2);
+  }
+
+  it('after the provider answered 503 to as many sends as the limit, the next send gets a code (200, not 429)', async () => {
+    const phone = newPhone();
+    sms.failNext('down', 2);
+    await expectRefused(phone, 503, 'OTP_UNAVAILABLE');
+    await expectRefused(phone, 503, 'OTP_UNAVAILABLE');
+    expect(delivered(phone)).toEqual([]);
+    const response = await send({ phone, method: 'sms' });
+    expect([response.status, response.body.errorCode], response.text).toEqual([200, undefined]);
+    expect(delivered(phone)).toHaveLength(1);
+    expect((await send({ phone, method: 'sms' })).status).toBe(200);
+    await expectRefused(phone, 429, 'RATE_LIMITED');
+    expect(delivered(phone)).toHaveLength(2);
+  });
+
+  it('a provider error (500) or its limit on our own calls (429) gives the send back', async () => {
+    const phone = newPhone();
+    sms.failNext('error');
+    sms.failNext('throttled');
+    await expectRefused(phone, 503, 'OTP_UNAVAILABLE');
+    await expectRefused(phone, 503, 'OTP_UNAVAILABLE');
+    await expectTwoCodesLeft(phone);
+  });
+
+  it('the provider refusing to send to the number again (its own limit) gives the send back', async () => {
+    const phone = newPhone();
+    sms.failNext('too_many', 2, '1');
+    await expectRefused(phone, 429, 'RATE_LIMITED');
+    await expectRefused(phone, 429, 'RATE_LIMITED');
+    await expectTwoCodesLeft(phone);
+  });
+
+  it('a send that timed out or whose success was unreadable stays counted: the SMS may have gone out', async () => {
+    const phone = newPhone();
+    sms.failNext('hang');
+    await expectRefused(phone, 503, 'OTP_UNAVAILABLE');
+    sms.failNext('garbage');
+    await expectRefused(phone, 503, 'OTP_UNAVAILABLE');
+    const asked = sms.requests.length;
+    await expectRefused(phone, 429, 'RATE_LIMITED');
+    expect(sms.requests).toHaveLength(asked);
+    expect(await challenges(phone)).toEqual([]);
+  });
+
+  it('a chat message that failed before the SMS provider did stays counted: it may have reached the chat', async () => {
+    const phone = newPhone();
+    const chatId = String(770_000_000 + counter);
+    await app.db.query('insert into chatapp_links (phone, chat_id) values ($1, $2)', [phone, chatId]);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      bot.failNext('hang');
+      sms.failNext('down');
+      const response = await send({ phone, method: 'chatapp' });
+      expect([response.status, response.body.errorCode]).toEqual([503, 'OTP_UNAVAILABLE']);
+    }
+    await expectRefused(phone, 429, 'RATE_LIMITED');
+  });
+
+  describe('with the provider unreachable (connection refused)', () => {
+    const unreachable = useTestApp({
+      ...providerMode,
+      OTP_SEND_PER_PHONE_PER_HOUR: 2,
+      SMS_VERIFY_URL: closedProviderUrl,
+    });
+
+    it('the sends are not counted: a third send still goes to the provider (503, not 429)', async () => {
+      const phone = newPhone();
+      const statuses = [];
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const response = await otpRoutes(unreachable).send({ phone, method: 'sms' });
+        statuses.push([response.status, response.body.errorCode]);
+      }
+      expect(statuses).toEqual(Array(3).fill([503, 'OTP_UNAVAILABLE']));
+      expect(await otpRoutes(unreachable).challenges(phone)).toEqual([]);
+    });
+  });
+
+  describe("the client IP's sends", () => {
+    const limitedIp = useTestApp({
+      ...providerMode,
+      OTP_SEND_PER_IP_PER_HOUR: 3,
+      OTP_SEND_PER_PHONE_PER_HOUR: 2,
+    });
+
+    it('stay counted when the provider sent nothing (429 RATE_LIMITED, nothing sent)', async () => {
+      const { send: sendFromIp, challenges: challengesOf } = otpRoutes(limitedIp);
+      sms.failNext('down', 3);
+      for (let attempt = 0; attempt < 3; attempt++)
+        expect((await sendFromIp({ phone: newPhone(), method: 'sms' })).status).toBe(503);
+      const phone = newPhone();
+      const response = await sendFromIp({ phone, method: 'sms' });
+      expect([response.status, response.body.errorCode]).toEqual([429, 'RATE_LIMITED']);
+      expect(delivered(phone)).toEqual([]);
+      expect(await challengesOf(phone)).toEqual([]);
+    });
   });
 });

@@ -15,6 +15,8 @@ export interface ChatappFake {
   /** The 6-digit code in the last message to `chatId`. */
   lastCode(chatId: string): string | undefined;
   failNext(failure: ChatappFailure, times?: number): void;
+  /** The next request is answered `status` (307 or 308: repeat the POST there) with this Location. */
+  redirectNext(location: string, status?: 307 | 308): void;
   close(): Promise<void>;
 }
 
@@ -22,7 +24,14 @@ export async function startChatappFake(): Promise<ChatappFake> {
   const botToken = `${Math.floor(Math.random() * 1e9)}:${randomUUID().replaceAll('-', '')}`;
   const messages: { chatId: string; text: string }[] = [];
   const failures: ChatappFailure[] = [];
+  const redirects: { location: string; status: number }[] = [];
   const server = await startFakeServer((request, response) => {
+    const redirect = redirects.shift();
+    if (redirect) {
+      response.writeHead(redirect.status, { Location: redirect.location, 'Content-Type': 'text/plain' });
+      response.end(`Moved to ${redirect.location}`);
+      return;
+    }
     const failure = failures.shift();
     if (failure === 'hang') return;
     if (failure === 'error')
@@ -57,6 +66,9 @@ export async function startChatappFake(): Promise<ChatappFake> {
       /\b(\d{6})\b/.exec(messages.filter((message) => message.chatId === chatId).at(-1)?.text ?? '')?.[1],
     failNext(failure, times = 1) {
       for (let i = 0; i < times; i++) failures.push(failure);
+    },
+    redirectNext(location, status = 307) {
+      redirects.push({ location, status });
     },
     close: () => server.close(),
   };

@@ -33,6 +33,8 @@ export interface SmsVerifyFake {
   lastCode(phone: string): string | undefined;
   /** The next `times` requests fail in the given way, with this Retry-After header if given. */
   failNext(failure: SmsFailure, times?: number, retryAfter?: string): void;
+  /** The next request is answered `status` (307 or 308: repeat the POST there) with this Location. */
+  redirectNext(location: string, status?: 307 | 308): void;
   /** Lets the open verification of `phone` run out, as the provider's validity period would. */
   expire(phone: string): void;
   close(): Promise<void>;
@@ -51,8 +53,15 @@ export async function startSmsVerifyFake(options: { maxAttempts?: number } = {})
   const open = new Map<string, Verification>();
   const messages: { to: string; code: string }[] = [];
   const failures: { failure: SmsFailure; retryAfter: string | undefined }[] = [];
+  const redirects: { location: string; status: number }[] = [];
 
   const server = await startFakeServer((request, response) => {
+    const redirect = redirects.shift();
+    if (redirect) {
+      response.writeHead(redirect.status, { Location: redirect.location, 'Content-Type': 'text/plain' });
+      response.end(`Moved to ${redirect.location} (${leakMarker})`);
+      return;
+    }
     const { failure, retryAfter } = failures.shift() ?? {};
     if (failure === 'hang') return;
     if (failure === 'too_many' || failure === 'throttled' || failure === 'down') {
@@ -124,6 +133,9 @@ export async function startSmsVerifyFake(options: { maxAttempts?: number } = {})
     lastCode: (phone) => messages.filter((message) => message.to === phone).at(-1)?.code,
     failNext(failure, times = 1, retryAfter) {
       for (let i = 0; i < times; i++) failures.push({ failure, retryAfter });
+    },
+    redirectNext(location, status = 307) {
+      redirects.push({ location, status });
     },
     expire(phone) {
       open.delete(phone);
