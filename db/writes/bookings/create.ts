@@ -3,6 +3,7 @@ import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { lockActiveTraveller, requireUnpaidWithinCap } from '../inventory-caps.js';
 import type { Queryable } from '../seat-locks.js';
+import { writeTime } from '../write-time.js';
 import {
   applyVoucher,
   lineOf,
@@ -91,8 +92,10 @@ export async function createBooking(
     const redemptionId = await applyVoucher(client, caller, input.rewardCode, [line]);
     // Judged once the voucher is applied: a booking it makes free never counts (linesToPay).
     if (caller.caps) await requireUnpaidWithinCap(client, caller.userId, caller.caps, linesToPay([line]));
+    // Read once every row is held: a booking that waited for a lock is confirmed after the writer it waited for.
+    const at = await writeTime(client);
     const signer = await signerOf(client, signing);
-    await writeLine(client, caller, line, input, { orderId: null, redemptionId, signer });
+    await writeLine(client, caller, line, input, { orderId: null, redemptionId, signer, at });
     return { booking: (await bookingRecords(client, [line.bookingId]))[0]!, created: true };
   });
 }

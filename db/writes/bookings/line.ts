@@ -163,14 +163,15 @@ function signedTickets(line: Line, passenger: PassengerInput, signer: Signer): S
 
 /**
  * Journey, leg, signed VALID tickets and bookings row; the lock's allocations CONFIRMED for the
- * journey and the lock CONSUMED. One statement (foreign keys are checked at its end), so the
- * booking costs one round trip to the database here rather than eight.
+ * journey and the lock CONSUMED, the journey, booking row and lock stamped with the booking's write
+ * time ($30). One statement (foreign keys are checked at its end), so the booking costs one round
+ * trip to the database here rather than eight.
  */
 const WRITE_LINE = `with u as (select id, passenger_id from users where id = $1),
      j as (
        insert into journeys (id, quote_id, origin, order_id, owner_user_id, passenger_id, channel, party_size, status,
                              total_price, currency, confirmed_at)
-       select $2, null, 'BOOKING_API', $3, u.id, u.passenger_id, $4, $5, 'CONFIRMED', $6, $7, now() from u
+       select $2, null, 'BOOKING_API', $3, u.id, u.passenger_id, $4, $5, 'CONFIRMED', $6, $7, $30::timestamptz from u
        returning id),
      l as (
        insert into journey_legs (journey_id, sequence, trip_id, company_id, board_stop_call_id, alight_stop_call_id,
@@ -189,9 +190,9 @@ const WRITE_LINE = `with u as (select id, passenger_id from users where id = $1)
      b as (
        insert into bookings (id, booking_code, journey_id, company_id, trip_id, passenger_id, owner_user_id, passenger_name,
                              passenger_phone, seats_count, seat_numbers, status, payment_status, subtotal, discount,
-                             total_price, currency, channel, seat_lock_session_id, reward_redemption_id)
+                             total_price, currency, channel, seat_lock_session_id, reward_redemption_id, updated_at)
        select $20, $21, j.id, $9, $8, u.passenger_id, u.id, $16, $17, $5, $19, 'CONFIRMED', 'UNPAID', $15, $22, $6, $7, $4,
-              $23, $24
+              $23, $24, $30::timestamptz
        from u, j
        returning ${BOOKING_EVENT_COLUMNS}),
      -- Booked through a seat lock, the booking is confirmed at once: both events, in this statement.
@@ -200,16 +201,22 @@ const WRITE_LINE = `with u as (select id, passenger_id from users where id = $1)
        update seat_allocations set status = 'CONFIRMED', expires_at = null, owner_kind = 'JOURNEY', owner_id = $2
        where ${allocationsInIdOrder(`hold_batch_id = $23 and status = 'HELD'`)}
        returning id),
-     h as (update hold_batches set status = 'CONSUMED', closed_at = now() where id = $23 returning id)
+     h as (update hold_batches set status = 'CONSUMED', closed_at = $30::timestamptz where id = $23 returning id)
      select (select count(*) from a)::int as confirmed`;
 
 interface LineExtra {
   orderId: string | null;
   redemptionId: string | null;
   signer: Signer;
+  /**
+   * The booking transaction's writeTime, read once it holds its rows: the journey's confirmed_at, the
+   * booking row's updated_at and the lock's closed_at, so a booking that waited for a lock is never
+   * dated before the writer it waited for.
+   */
+  at: string;
 }
 
-/** The parameters of WRITE_LINE, $1 to $29 in order. */
+/** The parameters of WRITE_LINE, $1 to $30 in order. */
 function writeLineParams(
   caller: BookingCaller,
   line: Line,
@@ -249,6 +256,7 @@ function writeLineParams(
     tickets.map((ticket) => ticket.id),
     tickets.map((ticket) => ticket.payload),
     tickets.map((ticket) => ticket.signature),
+    extra.at,
   ];
 }
 

@@ -6,6 +6,7 @@ import type { SigningOptions } from '../boarding-credentials.js';
 import { lockActiveTraveller, requireUnpaidWithinCap } from '../inventory-caps.js';
 import { JourneyRefusal } from '../journeys/index.js';
 import type { BookableTrip } from '../seat-locks.js';
+import { writeTime } from '../write-time.js';
 import {
   applyVoucher,
   lineOf,
@@ -76,14 +77,19 @@ function requireRoundTrip(outbound: Line, inbound: Line): void {
   }
 }
 
-/** The journey order (CONFIRMED) that holds both journeys, at the total after the voucher. */
-async function insertOrder(client: PoolClient, caller: BookingCaller, lines: Line[]): Promise<string> {
+/** The journey order (CONFIRMED at `at`) that holds both journeys, at the total after the voucher. */
+async function insertOrder(
+  client: PoolClient,
+  caller: BookingCaller,
+  lines: Line[],
+  at: string,
+): Promise<string> {
   const orderId = randomUUID();
   const total = lines.reduce((sum, line) => sum + lineTotal(line), 0);
   await client.query(
     `insert into journey_orders (id, owner_user_id, passenger_id, channel, status, total_price, currency, confirmed_at)
-       select $1, u.id, u.passenger_id, $2, 'CONFIRMED', $3, $4, now() from users u where u.id = $5`,
-    [orderId, caller.channel, total, lines[0]!.trip.currency, caller.userId],
+       select $1, u.id, u.passenger_id, $2, 'CONFIRMED', $3, $4, $6::timestamptz from users u where u.id = $5`,
+    [orderId, caller.channel, total, lines[0]!.trip.currency, caller.userId, at],
   );
   return orderId;
 }
@@ -114,9 +120,12 @@ export async function createRoundTrip(
     const lines = [outbound, inbound];
     const redemptionId = await applyVoucher(client, caller, input.rewardCode, lines);
     if (caller.caps) await requireUnpaidWithinCap(client, caller.userId, caller.caps, linesToPay(lines));
-    const orderId = await insertOrder(client, caller, lines);
+    // Read once every row is held: the order and its journeys are confirmed after any writer they waited for.
+    const at = await writeTime(client);
+    const orderId = await insertOrder(client, caller, lines, at);
     const signer = await signerOf(client, signing);
-    for (const line of lines) await writeLine(client, caller, line, input, { orderId, redemptionId, signer });
+    for (const line of lines)
+      await writeLine(client, caller, line, input, { orderId, redemptionId, signer, at });
     const records = await bookingRecords(client, [outbound.bookingId, inbound.bookingId]);
     return {
       orderId,

@@ -21,6 +21,7 @@ import { allocationsInIdOrder } from '../allocation-locks.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { requireConfirmWithinCap } from '../inventory-caps.js';
 import { withBookingEvents } from '../outbox.js';
+import { writeTime } from '../write-time.js';
 import { requireConnectedLegs } from './connections.js';
 import {
   bookableLegs,
@@ -114,16 +115,19 @@ export async function confirmLocked(
   const tickets = ticketsFor(locked.journeys, legs, seats, input.journeys);
   const companyIds = [...new Set(seats.map((seat) => seat.company_id))].sort();
   const decisions = companiesNeedingDecision(await bookableCompanies(client, companyIds), input.channel);
+  // Read once every row is held: a confirm that waited for a lock is dated after the writer it waited for.
+  const at = await writeTime(client);
 
-  await insertTicketsConsuming(client, tickets, input.holdBatchId);
+  await insertTicketsConsuming(client, tickets, input.holdBatchId, at);
   if (decisions.length === 0) {
     await insertBookings(client, locked.journeyIds, seats, input, 'CONFIRMED');
     // booking.confirmed follows from finalizeConfirmed.
-    await finalizeConfirmed(client, input.scope, locked.journeyIds, signing, input.channel);
+    await finalizeConfirmed(client, input.scope, locked.journeyIds, signing, { at, channel: input.channel });
     return { status: 'CONFIRMED' as const, deadline: null, awaiting: [] };
   }
   await insertBookings(client, locked.journeyIds, seats, input, 'PENDING_CONFIRMATION');
-  const now = await transactionTime(client);
+  // Every deadline is measured from the confirm's write time.
+  const now = new Date(at);
   const firstDeparture = new Date(Math.min(...legs.map((leg) => leg.departure_ms)));
   const deadlines = decisions.map((decision) =>
     decisionDeadline(now, decision.decisionWindowMinutes, input.timeScale, firstDeparture),
@@ -144,6 +148,7 @@ export async function confirmLocked(
     status: 'REQUESTED',
     deadline: scopeDeadline(deadlines),
     channel: input.channel,
+    at,
   });
   const outcome = await currentOutcome(client, input.scope, 'REQUESTED');
   await options.onRequested?.(outcome, companyIds);
@@ -175,12 +180,6 @@ export async function bookableCompanies(
     });
   }
   return rows.map(toSettings);
-}
-
-/** The database clock at the start of the transaction: every deadline is measured on it. */
-async function transactionTime(client: PoolClient): Promise<Date> {
-  const { rows } = await client.query<{ now: string }>(`select now() as now`);
-  return new Date(rows[0]!.now);
 }
 
 async function lockHeldSeats(client: PoolClient, holdBatchId: string): Promise<HeldSeat[]> {
@@ -252,14 +251,15 @@ function ticketsFor(
   return tickets;
 }
 
-/** The tickets written and the hold batch CONSUMED, in one statement (one round trip). */
+/** The tickets written and the hold batch CONSUMED at `at`, in one statement (one round trip). */
 async function insertTicketsConsuming(
   client: PoolClient,
   tickets: TicketRow[],
   holdBatchId: string,
+  at: string,
 ): Promise<void> {
   await client.query(
-    `with consumed as (update hold_batches set status = 'CONSUMED', closed_at = now() where id = $2)
+    `with consumed as (update hold_batches set status = 'CONSUMED', closed_at = $3::timestamptz where id = $2)
      insert into journey_tickets (journey_id, leg_sequence, traveller_index, traveller_name, traveller_phone, trip_id, company_id,
                                   seat_id, seat_number)
      select * from jsonb_to_recordset($1::jsonb) as t(journey_id uuid, leg_sequence int, traveller_index int, traveller_name text,
@@ -280,6 +280,7 @@ async function insertTicketsConsuming(
         })),
       ),
       holdBatchId,
+      at,
     ],
   );
 }

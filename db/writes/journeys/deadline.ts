@@ -33,7 +33,9 @@ export async function expireDecisions(
 ): Promise<{ status: JourneyStatus }> {
   return inLockedScope(db, input.scope, async (client, locked) => {
     if (locked.status !== 'REQUESTED') return { status: locked.status };
-    await cancelScope(client, input.scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed, true);
+    await cancelScope(client, input.scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed, {
+      atDeadline: true,
+    });
     return { status: 'CANCELLED' as const };
   });
 }
@@ -72,7 +74,7 @@ async function settleLocked(
     const awaiting = await awaitedDecisions(client, scope);
     if (awaiting.length) return { status: 'REQUESTED' as const, awaiting };
   }
-  await cancelScope(client, scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed, true);
+  await cancelScope(client, scope, locked.journeyIds, FAILURE_REASONS.deadlinePassed, { atDeadline: true });
   return { status: 'CANCELLED' as const, awaiting: [] };
 }
 

@@ -15,6 +15,7 @@ import type { ActingMember } from '../acting-member.js';
 import { allocationsInIdOrder } from '../allocation-locks.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { withBookingEvents } from '../outbox.js';
+import { writeTime } from '../write-time.js';
 import { bookableCompanies } from './confirm.js';
 import { lockDecidingMember, refuseSuspendedApproval, requireStillSuspended } from './deciding-company.js';
 import {
@@ -86,6 +87,8 @@ interface RequestRow {
   status: string;
   decision_key: string | null;
   open: boolean;
+  /** Another request of the scope is still PENDING: an approval of this one is not the last. */
+  others_pending: boolean;
 }
 
 /**
@@ -140,30 +143,45 @@ async function decideLocked(
   // A member's decision has held and checked the company row since lockDecidingMember.
   if (input.decision === 'APPROVE' && !input.member) await refuseSuspendedApproval(client, input.companyId);
   if (input.failureReason) await requireStillSuspended(client, input.suspendedCompanyId ?? input.companyId);
+  const last = input.decision === 'APPROVE' && !request.others_pending;
+  if (last) await requireBookable(client, locked);
+  // Read once every row is held: a decision that waited for a lock is dated after the writer it waited for.
+  const at = await writeTime(client);
   const recorded = decisionRecord(input);
   await client.query(
-    `update confirmation_requests set status = $2, decided_by = $3, decided_at = now(), decision_key = $4, reason = $5 where id = $1`,
-    [request.id, requestStatusAfter(input), recorded.decidedBy, key, recorded.reason],
+    `update confirmation_requests set status = $2, decided_by = $3, decided_at = $6::timestamptz, decision_key = $4, reason = $5
+     where id = $1`,
+    [request.id, requestStatusAfter(input), recorded.decidedBy, key, recorded.reason, at],
   );
   if (input.decision === 'REJECT') {
     const reason = input.failureReason ?? FAILURE_REASONS.companyRejected;
-    await cancelScope(client, input.scope, locked.journeyIds, reason);
+    await cancelScope(client, input.scope, locked.journeyIds, reason, { at });
     return { outcome: 'CANCELLED' as const, pendingCompanyIds: [] };
   }
-  const waiting = await currentOutcome(client, input.scope, 'REQUESTED');
-  if (waiting.awaiting.length) {
-    // The traveller's deadline is now the earliest one of the companies still deciding; the seats
-    // are held until then (confirm.ts), when the scope closes unless that company decides.
-    const deadline = waiting.deadline ? new Date(waiting.deadline) : null;
-    await setScopeStatus(client, input.scope, { status: 'REQUESTED', deadline });
-    await holdSeatsUntil(client, locked.journeyIds, deadline);
-    return {
-      outcome: 'REQUESTED' as const,
-      pendingCompanyIds: waiting.awaiting.map((entry) => entry.companyId),
-    };
-  }
-  await confirmLastApproval(client, input.scope, locked, signing);
+  if (!last) return stillRequested(client, input.scope, locked, at);
+  await finalizeConfirmed(client, input.scope, locked.journeyIds, signing, { at });
   return { outcome: 'CONFIRMED' as const, pendingCompanyIds: [] };
+}
+
+/**
+ * An approval with other companies still to decide: the traveller's deadline is now the earliest
+ * one of the companies still deciding; the seats are held until then (confirm.ts), when the scope
+ * closes unless that company decides.
+ */
+async function stillRequested(
+  client: PoolClient,
+  scope: ConfirmationScope,
+  locked: LockedScope,
+  at: string,
+): Promise<Omit<DecisionOutcome, 'ownerUserId'>> {
+  const waiting = await currentOutcome(client, scope, 'REQUESTED');
+  const deadline = waiting.deadline ? new Date(waiting.deadline) : null;
+  await setScopeStatus(client, scope, { status: 'REQUESTED', deadline, at });
+  await holdSeatsUntil(client, locked.journeyIds, deadline);
+  return {
+    outcome: 'REQUESTED' as const,
+    pendingCompanyIds: waiting.awaiting.map((entry) => entry.companyId),
+  };
 }
 
 /**
@@ -187,11 +205,12 @@ export async function holdSeatsUntil(
 }
 
 /**
- * The last approval confirms the scope as a confirm would, after the confirm's checks: not for a
- * trip that has left meanwhile (bookableLegs), nor when a leg's company, whichever decided or
- * confirmed automatically, was suspended meanwhile (bookableCompanies): 409 TRIP_NOT_BOOKABLE,
- * nothing written (the company may still reject; a suspension's follow-up ends the scope, else
- * the deadline releases it).
+ * The last approval (no other request of the scope pending) confirms the scope as a confirm would,
+ * after the confirm's checks, made before the decision writes anything (its write time is read once
+ * these rows are held too): not for a trip that has left meanwhile (bookableLegs), nor when a leg's
+ * company, whichever decided or confirmed automatically, was suspended meanwhile
+ * (bookableCompanies): 409 TRIP_NOT_BOOKABLE, nothing written (the company may still reject; a
+ * suspension's follow-up ends the scope, else the deadline releases it).
  *
  * Lock order: the trips, the scope, for a member's decision the deciding company's row and then
  * the member (lockDecidingMember), the deciding company's request, the deciding company's row
@@ -206,15 +225,9 @@ export async function holdSeatsUntil(
  * here (refused); one that comes later waits for this transaction and finds the scope CONFIRMED,
  * no longer waiting.
  */
-async function confirmLastApproval(
-  client: PoolClient,
-  scope: ConfirmationScope,
-  locked: LockedScope,
-  signing: SigningOptions,
-): Promise<void> {
+async function requireBookable(client: PoolClient, locked: LockedScope): Promise<void> {
   const legs = await bookableLegs(client, locked.journeyIds);
   await bookableCompanies(client, [...new Set(legs.map((leg) => leg.company_id))].sort());
-  await finalizeConfirmed(client, scope, locked.journeyIds, signing);
 }
 
 /**
@@ -227,7 +240,10 @@ async function confirmLastApproval(
  */
 async function lockRequest(client: PoolClient, input: DecisionInput): Promise<RequestRow | undefined> {
   const { rows } = await client.query<RequestRow>(
-    `select id, status, decision_key, not ${OVERDUE_SCOPE} as open from confirmation_requests
+    `select id, status, decision_key, not ${OVERDUE_SCOPE} as open,
+            exists (select 1 from confirmation_requests other where other.scope_kind = $1 and other.scope_id = $2
+                    and other.status = 'PENDING' and other.id <> confirmation_requests.id) as others_pending
+     from confirmation_requests
      where scope_kind = $1 and scope_id = $2 and (company_id = $3 or $4::boolean)
      order by decision_key is not distinct from $5 desc, status = 'PENDING' desc,
               company_id = $3 desc, company_id
@@ -276,8 +292,9 @@ async function outcomeOf(
  * deadline had passed when the scope closed EXPIRES (its company let its window pass: a missed
  * deadline in the platform's analytics); any other is CANCELLED (its company still had time: the
  * scope was ended by another company's rejection or missed deadline, or by a suspension), whoever
- * closes the scope. A rejection or a suspension closes it at its transaction's now() (a scope with an
- * overdue request is released by its deadline first and refuses decisions, so theirs end CANCELLED). A deadline
+ * closes the scope. A rejection or a suspension judges them at its transaction's now(), as it judged the
+ * scope open (a scope with an overdue request is released by its deadline first and refuses decisions, so
+ * theirs end CANCELLED). A deadline
  * release (`$3` true) closes it at the moment the scope should have closed, its earliest pending
  * deadline, however late the release runs (a worker down for an hour, an older run's timer a little
  * ahead of the database's clock): the requests due by then EXPIRE, the others are CANCELLED.
@@ -294,34 +311,37 @@ const END_PENDING_REQUESTS = `update confirmation_requests
  * The whole scope ends unconfirmed: seats released, requests still pending EXPIRED or CANCELLED
  * (END_PENDING_REQUESTS: EXPIRED when their own deadline has passed, for a deadline release
  * (`atDeadline`) when it had passed at the earliest pending deadline), tickets and booking rows CANCELLED (booking.cancelled for each), the scope
- * CANCELLED with its failure_reason. Runs inside the caller's transaction.
+ * CANCELLED with its failure_reason. Runs inside the caller's transaction, which holds the scope. The
+ * seats, booking rows and scope are stamped `at` (a decision's writeTime), else at the write time
+ * read here: never before a writer the closing transaction waited for (a company's approval).
  */
 export async function cancelScope(
   client: PoolClient,
   scope: ConfirmationScope,
   journeyIds: string[],
   failureReason: string,
-  atDeadline = false,
+  options: { atDeadline?: boolean; at?: string } = {},
 ): Promise<void> {
+  const at = options.at ?? (await writeTime(client));
   await client.query(
-    `update seat_allocations set status = 'RELEASED', released_at = now()
+    `update seat_allocations set status = 'RELEASED', released_at = $2::timestamptz
      where ${allocationsInIdOrder(`owner_kind = 'JOURNEY' and owner_id = any($1::uuid[]) and status in ('HELD', 'CONFIRMED')`)}`,
-    [journeyIds],
+    [journeyIds, at],
   );
-  await client.query(END_PENDING_REQUESTS, [scope.kind, scope.id, atDeadline]);
+  await client.query(END_PENDING_REQUESTS, [scope.kind, scope.id, options.atDeadline ?? false]);
   await client.query(
     `update journey_tickets set status = 'CANCELLED', boarding_authorized = false where journey_id = any($1::uuid[])`,
     [journeyIds],
   );
   await client.query(
     withBookingEvents(
-      `update bookings set status = 'CANCELLED', updated_at = now()
+      `update bookings set status = 'CANCELLED', updated_at = $2::timestamptz
        where journey_id = any($1::uuid[]) and status <> 'CANCELLED'`,
       ['booking.cancelled'],
     ),
-    [journeyIds],
+    [journeyIds, at],
   );
-  await setScopeStatus(client, scope, { status: 'CANCELLED', failureReason });
+  await setScopeStatus(client, scope, { status: 'CANCELLED', failureReason, at });
 }
 
 /**

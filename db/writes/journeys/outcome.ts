@@ -34,13 +34,15 @@ export interface ConfirmOutcome {
  * active key and boarding_authorized, booking rows and the scope CONFIRMED (booking.confirmed for
  * each booking row). Runs inside the caller's transaction. A held seat lost meanwhile (its hold swept after expiry) refuses:
  * the seats confirmed must be party_size for every leg of every journey, whatever tickets were written.
+ * The booking rows and the scope are stamped `at`: the caller's writeTime, read once it holds its rows,
+ * so a confirmation that waited for a lock is never dated before the writer it waited for.
  */
 export async function finalizeConfirmed(
   client: PoolClient,
   scope: ConfirmationScope,
   journeyIds: string[],
   signing: SigningOptions,
-  channel?: BookingChannel,
+  stamp: { at: string; channel?: BookingChannel | undefined },
 ): Promise<void> {
   // The allocations confirmed and the seats the journeys need (party_size on each leg), in one round trip.
   const { rows } = await client.query<{ confirmed: number; expected: number }>(
@@ -56,15 +58,16 @@ export async function finalizeConfirmed(
   await signTicketsOf(client, scope, signing);
   await client.query(
     withBookingEvents(
-      `update bookings set status = 'CONFIRMED', updated_at = now() where journey_id = any($1::uuid[])`,
+      `update bookings set status = 'CONFIRMED', updated_at = $2::timestamptz where journey_id = any($1::uuid[])`,
       ['booking.confirmed'],
     ),
-    [journeyIds],
+    [journeyIds, stamp.at],
   );
   await setScopeStatus(client, scope, {
     status: 'CONFIRMED',
     deadline: null,
-    ...(channel ? { channel } : {}),
+    at: stamp.at,
+    ...(stamp.channel ? { channel: stamp.channel } : {}),
   });
 }
 

@@ -136,6 +136,11 @@ export interface ScopeChange {
   /** The decision deadline the traveller sees; unchanged when undefined. */
   deadline?: Date | null;
   channel?: BookingChannel;
+  /**
+   * The instant the change is stamped with (confirmed_at, closed_at, updated_at): a decision's or a
+   * confirm's writeTime, read once it holds its rows; the transaction's start when undefined.
+   */
+  at?: string;
 }
 
 /** Writes the same state on the order (when the scope is one) and on every journey of the scope. */
@@ -148,9 +153,10 @@ export async function setScopeStatus(
     failure_reason = case when $3::boolean then $4 else failure_reason end,
     confirmation_deadline = case when $5::boolean then $6::timestamptz else confirmation_deadline end,
     channel = coalesce($7, channel),
-    confirmed_at = case when $2 = 'CONFIRMED' then now() else confirmed_at end,
-    closed_at = case when $2 in ('CANCELLED', 'RELEASED', 'EXPIRED') then now() when $2 = 'HELD' then null else closed_at end,
-    updated_at = now()`;
+    confirmed_at = case when $2 = 'CONFIRMED' then coalesce($8::timestamptz, now()) else confirmed_at end,
+    closed_at = case when $2 in ('CANCELLED', 'RELEASED', 'EXPIRED') then coalesce($8::timestamptz, now())
+                     when $2 = 'HELD' then null else closed_at end,
+    updated_at = coalesce($8::timestamptz, now())`;
   const params = [
     scope.id,
     change.status,
@@ -159,6 +165,7 @@ export async function setScopeStatus(
     change.deadline !== undefined,
     change.deadline ?? null,
     change.channel ?? null,
+    change.at ?? null,
   ];
   if (scope.kind === 'ORDER') await client.query(`update journey_orders set ${set} where id = $1`, params);
   await client.query(
