@@ -1,6 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { deploymentSettings, refuseHalfMutualTls } from './deployment.js';
+import { DEFAULT_LOG_BACKLOG_MAX_MB } from './logger.js';
 
 /**
  * The one place that reads the environment. Every setting is listed (with its default) in
@@ -59,6 +60,12 @@ export const ConfigSchema = z
      */
     TRUSTED_PROXY_HOPS: wholeNumber({ min: 0, max: 10, default: 0 }),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /**
+     * Log lines a process keeps in memory while nothing reads its standard output (a collector
+     * down), in MiB; lines past it are dropped and counted, and one line reports the count once
+     * writing resumes, so a stalled reader cannot grow the process's memory by every request.
+     */
+    LOG_BACKLOG_MAX_MB: wholeNumber({ min: 1, max: 1024, default: DEFAULT_LOG_BACKLOG_MAX_MB }),
     /**
      * On SIGTERM or SIGINT, how long the API lets in-flight requests finish (new connections are
      * refused at once) and the worker lets in-flight activities finish, in milliseconds; then the
