@@ -4,6 +4,7 @@ import { createLogger } from '../config/logger.js';
 import { lazyTemporalClient } from '../config/temporal.js';
 import { initDatabase } from '../db/orm.js';
 import { createApp } from './app.js';
+import { answerNodeRefusals } from './http/node-answers.js';
 import { unavailableKind } from './http/unavailable.js';
 import { drainable } from './shutdown.js';
 import { startRelayOnceReachable, webhookClient } from './temporal/webhook-client.js';
@@ -39,6 +40,8 @@ export async function startWebServer(config: Config = loadConfig()) {
   const stopRelayStart = startRelayOnceReachable(webhookClient(client, config), logger);
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(config.PORT, config.HOST, () => resolve(listening));
+    // What Node answers itself (too large headers, an unreadable request) gets the app's envelope too.
+    answerNodeRefusals(listening, logger);
   });
   const draining = drainable(server);
   const address = server.address();

@@ -15,8 +15,8 @@ export const docs = taggedOperations(['Payments'], {
   paymentProviderWebhook: {
     summary: 'Payment provider webhook (not connected)',
     description:
-      'SPEC leaves the path open; this is it. Online payment is unavailable: the route neither reads the payload nor ' +
-      'changes data, whatever its size, type or content. PAYMENT_WEBHOOK_MODE=development (the default outside production) → 501 ' +
+      'SPEC leaves the path open; this is it. Online payment is unavailable: the route neither reads the payload or the query string nor ' +
+      'changes data, whatever their size, type or content. PAYMENT_WEBHOOK_MODE=development (the default outside production) → 501 ' +
       'OFFICIAL_CONTRACT_REQUIRED; disabled → 404 NOT_FOUND, as for a route that does not exist. No signature scheme is ' +
       'assumed and no credential is read.',
     responses: {

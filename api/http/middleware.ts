@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { handlingRequest, type Logger } from '../../config/logger.js';
 import { Refusal, badRequest, retryAfterOf } from './errors.js';
+import { DEFAULT_CONTENT_SECURITY_POLICY, PRIVATE_CACHE, SECURITY_HEADERS, VARY } from './every-answer.js';
 import { unavailableReporter } from './unavailable.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -16,14 +17,21 @@ export function requestLifecycle(logger: Logger) {
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {
-      // Every line logged while the route runs carries the request id (config/logger.ts).
-      await handlingRequest(requestId, next);
-      // An error status with no body (no route matched, or the router's 405) still gets the envelope.
-      if (ctx.status >= 400 && ctx.body == null) {
-        throw ctx.status === 404 ? new Refusal(404, 'NOT_FOUND', 'No such route') : statusError(ctx.status);
-      }
-    } catch (error) {
-      writeError(ctx, error, logger, unavailable);
+      // Every line logged while the route runs or its error is written (the cause of a 503 among
+      // them) carries the request id (config/logger.ts).
+      await handlingRequest(requestId, async () => {
+        try {
+          await next();
+          // An error status with no body (no route matched, or the router's 405) still gets the envelope.
+          if (ctx.status >= 400 && ctx.body == null) {
+            throw ctx.status === 404
+              ? new Refusal(404, 'NOT_FOUND', 'No such route')
+              : statusError(ctx.status);
+          }
+        } catch (error) {
+          writeError(ctx, error, logger, unavailable);
+        }
+      });
     } finally {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(
@@ -64,11 +72,16 @@ function writeError(
   }
   ctx.state.errorCode = refusal.code;
   ctx.status = refusal.status;
-  ctx.set('Cache-Control', 'private, no-store');
+  ctx.set('Cache-Control', PRIVATE_CACHE);
   // A refusal that knows when to come back (429 limits, 503 a dependency or maintenance) says so.
   const retryAfter = retryAfterOf(refusal);
   if (retryAfter !== undefined) ctx.set('Retry-After', String(retryAfter));
-  ctx.body = {
+  ctx.body = errorEnvelope(refusal, requestId);
+}
+
+/** The body of every error answer: `{ success: false, errorCode, message, details?, requestId }`. */
+export function errorEnvelope(refusal: Refusal, requestId: string) {
+  return {
     success: false,
     errorCode: refusal.code,
     message: refusal.message,
@@ -84,15 +97,18 @@ const STATUS_ERRORS: Record<number, [errorCode: string, message: string]> = {
   403: ['FORBIDDEN', 'This action is not allowed'],
   404: ['NOT_FOUND', 'Not found'],
   405: ['METHOD_NOT_ALLOWED', 'This method is not allowed on this path'],
+  408: ['REQUEST_TIMEOUT', 'The request took too long to arrive'],
   413: ['PAYLOAD_TOO_LARGE', 'The body is too large'],
   415: ['UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json'],
+  417: ['EXPECTATION_FAILED', 'The only expectation supported is 100-continue'],
   429: ['RATE_LIMITED', 'Too many requests; try again later'],
+  431: ['HEADERS_TOO_LARGE', 'The request headers or URL are too large'],
   501: ['NOT_IMPLEMENTED', 'This operation is not available'],
   503: ['UNAVAILABLE', 'The service is temporarily unavailable'],
 };
 
 /** The envelope for a bare HTTP status. */
-function statusError(status: number): Refusal {
+export function statusError(status: number): Refusal {
   const [errorCode, message] =
     STATUS_ERRORS[status] ??
     (status >= 500 ? ['INTERNAL_ERROR', 'Something went wrong on our side'] : STATUS_ERRORS[400]!);
@@ -104,9 +120,6 @@ function isHttpError(error: unknown): error is { status: number } {
     typeof error === 'object' && error !== null && typeof (error as { status?: unknown }).status === 'number'
   );
 }
-
-/** What every answer varies by, whatever the route. */
-const VARY = ['Origin', 'Authorization', 'Cookie'];
 
 /**
  * Headers on every response: security headers, `Vary: Origin, Authorization, Cookie` and the fields
@@ -125,15 +138,11 @@ export function responseHeaders() {
         .map((field) => field.trim())
         .filter((field) => field && !VARY.some((base) => base.toLowerCase() === field.toLowerCase()));
       ctx.set('Vary', [...VARY, ...declared].join(', '));
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('X-Frame-Options', 'DENY');
-      ctx.set('Referrer-Policy', 'no-referrer');
-      ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
-      ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+      ctx.set(SECURITY_HEADERS);
       if (!ctx.response.get('Content-Security-Policy')) {
-        ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+        ctx.set('Content-Security-Policy', DEFAULT_CONTENT_SECURITY_POLICY);
       }
-      if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'private, no-store');
+      if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', PRIVATE_CACHE);
     }
   };
 }
@@ -166,14 +175,20 @@ const MAX_BODY_BYTES = 64 * 1024;
 export const BODY_METHODS: readonly string[] = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 /**
- * Reads a JSON body (at most 64 KiB) into ctx.request.body; other content types are refused.
- * A request for which `unread(ctx)` holds keeps its body stream untouched.
+ * Reads a JSON body (at most 64 KiB, UTF-8) into ctx.request.body; other content types are refused,
+ * as is U+0000 or text that is not UTF-8 in the URL. A request for which `unread(ctx)` holds (the
+ * payment webhook, which reads nothing of a request) is not checked at all and keeps its body
+ * stream untouched.
  */
 export function jsonBody(unread: (ctx: Context) => boolean = () => false) {
   return async (ctx: Context, next: Next) => {
+    if (unread(ctx)) {
+      await next();
+      return;
+    }
     if (/%00/i.test(ctx.url)) throw nulCharacter();
-    ctx.request.body =
-      BODY_METHODS.includes(ctx.method) && !unread(ctx) ? await readJsonBody(ctx) : undefined;
+    if (!percentEncodedUtf8(ctx.url)) throw notUtf8();
+    ctx.request.body = BODY_METHODS.includes(ctx.method) ? await readJsonBody(ctx) : undefined;
     const texts = textsOf(ctx.request.body);
     if (!texts) throw tooDeep();
     if (texts.some((text) => text.includes('\u0000'))) throw nulCharacter();
@@ -195,6 +210,31 @@ const nulCharacter = () => badRequest('NUL_CHARACTER', 'Text may not contain the
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const loneSurrogate = () =>
   badRequest('INVALID_UNICODE', 'Text must be valid Unicode (half of a surrogate pair was sent)');
+
+/**
+ * JSON exchanged between systems is UTF-8 (RFC 8259 8.1), and so is a percent-encoded URL: bytes
+ * in another encoding (a Latin-1 "é") would otherwise be read as U+FFFD and stored in its place.
+ */
+const notUtf8 = () =>
+  badRequest('INVALID_UNICODE', 'Text must be valid Unicode (the bytes sent are not UTF-8)');
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+function utf8Text(bytes: Buffer): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw notUtf8();
+  }
+}
+
+/** Whether every percent-encoded sequence of `url` is UTF-8; a `%` that encodes nothing is left alone. */
+function percentEncodedUtf8(url: string): boolean {
+  try {
+    decodeURIComponent(url.replace(/%(?![0-9a-f]{2})/gi, '%25'));
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * How deep arrays and objects may nest in a JSON body: far deeper than any route's schema, and
@@ -236,17 +276,35 @@ async function readJsonBody(ctx: Context): Promise<unknown> {
   if (!ctx.is('application/json')) {
     throw new Refusal(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
   }
-  if (length > MAX_BODY_BYTES) throw new Refusal(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Refusal(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
-    chunks.push(chunk as Buffer);
+  // No charset means UTF-8; any other is refused before a byte is read.
+  if (!['', 'utf-8', 'utf8'].includes(ctx.request.charset.toLowerCase())) {
+    throw new Refusal(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json in UTF-8');
   }
+  if (length > MAX_BODY_BYTES) throw new Refusal(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
+  const text = utf8Text(await receivedBody(ctx));
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     throw badRequest('INVALID_JSON', 'The body is not valid JSON');
   }
+}
+
+/**
+ * The body's bytes, refused past MAX_BODY_BYTES. A read that fails is a client that hung up or
+ * reset mid-body ('aborted', ECONNRESET): its refusal, not a dependency outage (503) in the log.
+ */
+async function receivedBody(ctx: Context): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of ctx.req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) break;
+      chunks.push(chunk as Buffer);
+    }
+  } catch {
+    throw badRequest('BAD_REQUEST', 'The body was not received whole');
+  }
+  if (size > MAX_BODY_BYTES) throw new Refusal(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
+  return Buffer.concat(chunks);
 }

@@ -214,14 +214,16 @@ export function buildOpenApi(
 /**
  * What the app answers before or beside any route's own rules, listed on each operation so a client
  * (or a fuzzer) finds it where it occurs: every operation 400 for U+0000 in its path or query string
- * (NUL_CHARACTER) and 503 (SERVICE_UNAVAILABLE with Retry-After while PostgreSQL or Temporal does
- * not answer, api/http/unavailable.ts; MAINTENANCE on a write that a maintenance window refuses);
- * every POST, PUT, PATCH and DELETE also 400 for a body that is not JSON, 413 over 64 KiB and 415
- * for another content type, since the JSON body reader reads the body of each of them (one that
- * takes no fields included) before its route runs, unless the route leaves it unread.
+ * (NUL_CHARACTER) or percent-encoded bytes that are not UTF-8 (INVALID_UNICODE) and 503
+ * (SERVICE_UNAVAILABLE with Retry-After while PostgreSQL or Temporal does not answer,
+ * api/http/unavailable.ts; MAINTENANCE on a write that a maintenance window refuses); every POST,
+ * PUT, PATCH and DELETE also 400 for a body that is not JSON in UTF-8, 413 over 64 KiB and 415 for
+ * another content type or charset, since the JSON body reader reads the body of each of them (one
+ * that takes no fields included) before its route runs. A route that leaves its request unread (the
+ * payment webhook) is not checked at all: 503 only.
  */
 function withGlobalErrors(spec: RegisteredRoute['spec']): RegisteredRoute['spec']['responses'] {
   const readsBody = BODY_METHODS.includes(spec.method.toUpperCase()) && !spec.unreadBody;
-  const statuses = [400, ...(readsBody ? [413, 415] : []), 503];
+  const statuses = [...(spec.unreadBody ? [] : [400]), ...(readsBody ? [413, 415] : []), 503];
   return { ...errorResponses(...statuses), ...spec.responses };
 }

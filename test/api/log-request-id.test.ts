@@ -86,6 +86,29 @@ describe('log lines written while a request is handled carry its requestId', () 
     }
   });
 
+  it('PostgreSQL not answering (503 SERVICE_UNAVAILABLE): the line the error writer logs', async () => {
+    const { lines, logger } = capturedLogger();
+    const koa = new Koa();
+    const router = new Router();
+    router.get('/reads-postgres', () => {
+      // What pg throws while PostgreSQL is down (README "A dependency down": connection refused).
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    });
+    koa.use(requestLifecycle(logger));
+    koa.use(router.routes());
+    const served = await listen(koa);
+    try {
+      const response = await fetch(`${served.base}/reads-postgres`);
+      const body = (await response.json()) as { errorCode: string; requestId: string };
+      expect([response.status, body.errorCode]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+      expect(causes(lines)).toEqual([
+        { msg: 'dependency unavailable; answering 503', requestId: body.requestId },
+      ]);
+    } finally {
+      await served.close();
+    }
+  });
+
   it('a document that cannot be rendered (500 DOCUMENT_RENDER_FAILED)', async () => {
     // A render that fails with a raw client error: the namespace does not exist on this server.
     const namespace = `no-such-namespace-${process.pid}`;

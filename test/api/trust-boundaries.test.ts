@@ -13,7 +13,7 @@ import {
   requestSeatLock,
 } from '../support/bookings.js';
 import { mobileTraveller, webTraveller } from '../support/journeys.js';
-import { createStaffMember, STAFF_PASSWORD, type StaffMember } from '../support/staff.js';
+import { createStaffMember, STAFF_PASSWORD, staffLogin, type StaffMember } from '../support/staff.js';
 import { ADMIN_PASSWORD, createAdmin } from './admin/helpers.js';
 
 /**
@@ -21,6 +21,26 @@ import { ADMIN_PASSWORD, createAdmin } from './admin/helpers.js';
  * path case, NUL characters, names that print as something else, tokens naming another
  * traveller's session, lockouts by e-mail alone, and the development conveniences production refuses.
  */
+
+/** An OWNER's session, its POST /dashboard/api/drivers with `name` sent as these bytes, and what that stored. */
+async function newDriverSender(app: TestApp) {
+  const company = await createCompany(app.db);
+  const owner = await createStaffMember(app.db, company.id, 'OWNER');
+  const session = await staffLogin(app, { email: owner.email, password: STAFF_PASSWORD });
+  const email = `driver-${randomUUID().slice(0, 8)}@company.test`;
+  const send = (name: Buffer, contentType: string) =>
+    app.request('/dashboard/api/drivers', {
+      method: 'POST',
+      headers: { ...session.writeHeaders, 'Content-Type': contentType },
+      body: Buffer.concat([
+        Buffer.from(`{"email":"${email}","password":"long enough secret","name":"`),
+        name,
+        Buffer.from('"}'),
+      ]),
+    });
+  const stored = () => app.db.query(`select name from staff_users where email = $1`, [email]);
+  return { send, stored, session };
+}
 
 const reservedPhone = () => `+963900${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
 const prelaunch = { OTP_PRELAUNCH: true, SITE_MODE: 'coming_soon' as const };
@@ -216,6 +236,44 @@ describe('paths, characters and names', () => {
       }),
     );
     expect(whole.status, whole.text).toBe(201);
+  });
+
+  it('refuses a JSON body whose bytes are not UTF-8 with 400 INVALID_UNICODE and stores nothing', async () => {
+    const driver = await newDriverSender(app);
+    // A Latin-1 client's "José": 0xE9 alone is no UTF-8 (it was stored as "Jos\ufffd Haddad").
+    const latin1 = await driver.send(Buffer.from('José Haddad', 'latin1'), 'application/json');
+    expect([latin1.status, latin1.body.errorCode, await driver.stored()]).toEqual([
+      400,
+      'INVALID_UNICODE',
+      [],
+    ]);
+    const utf8 = await driver.send(Buffer.from('José Haddad'), 'application/json; charset=UTF-8');
+    expect(utf8.status, utf8.text).toBe(201);
+    expect(await driver.stored()).toEqual([{ name: 'José Haddad' }]);
+  });
+
+  it('refuses a JSON body that names a charset other than UTF-8 with 415 and stores nothing', async () => {
+    const driver = await newDriverSender(app);
+    const sent = await driver.send(Buffer.from('José Haddad'), 'application/json; charset=ISO-8859-1');
+    expect([sent.status, sent.body.errorCode, await driver.stored()]).toEqual([
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      [],
+    ]);
+  });
+
+  it('refuses a query string whose percent-encoded bytes are not UTF-8 with 400 INVALID_UNICODE', async () => {
+    const { session } = await newDriverSender(app);
+    const ledger = (search: string) =>
+      app.request(`/dashboard/api/payments?search=${search}`, { headers: { Cookie: session.cookie } });
+    for (const search of ['Jos%E9', 'Ali%20%ED%A0%BD']) {
+      const response = await ledger(search);
+      expect([search, response.status, response.body.errorCode]).toEqual([search, 400, 'INVALID_UNICODE']);
+    }
+    for (const search of ['Jos%C3%A9', '100%25', '100%']) {
+      const response = await ledger(search);
+      expect([search, response.status], response.text).toEqual([search, 200]);
+    }
   });
 
   it('refuses passenger names with control or bidirectional-override characters', async () => {

@@ -92,11 +92,24 @@ describe('payment provider webhook, development mode (default)', () => {
     await expectUntouched(app, payment);
   });
 
-  it('is listed in the OpenAPI document with its two answers', async () => {
+  it('answers 501 whatever the provider appends to its query string, U+0000 and bytes that are not UTF-8 included', async () => {
+    for (const query of ['ref=abc%00def', 'payer=Jos%E9', 'ref=%ED%A0%BD']) {
+      const response = await app.request(`/api/payments/webhook/shamcash?${query}`, { method: 'POST' });
+      expect([query, response.status, response.body?.errorCode]).toEqual([
+        query,
+        501,
+        'OFFICIAL_CONTRACT_REQUIRED',
+      ]);
+    }
+    await expectUntouched(app, payment);
+  });
+
+  it('is listed in the OpenAPI document with its two answers, and no 400 since it reads nothing', async () => {
     const document = await app.request('/api/openapi.json');
     const operation = document.body?.paths?.['/api/payments/webhook/{provider}']?.post;
     expect(operation?.operationId).toBe('paymentProviderWebhook');
     expect(Object.keys(operation?.responses ?? {})).toEqual(expect.arrayContaining(['404', '501']));
+    expect(Object.keys(operation?.responses ?? {})).not.toContain('400');
   });
 });
 
