@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type Context } from 'koa';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
@@ -69,6 +69,7 @@ export function createApp(deps: AppDeps) {
   // then the entry that many hops from the right, never one the client wrote itself.
   const hops = deps.config.TRUSTED_PROXY_HOPS;
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
+  logAppErrors(app, deps.logger);
   const context = appContext(deps);
 
   const customer = new Surface(
@@ -112,4 +113,30 @@ export function createApp(deps: AppDeps) {
     app.use(surface.allowedMethods());
   }
   return app;
+}
+
+/** The codes of a client that left: its connection reset or closed under its body or its answer. */
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+type AppError = Error & { code?: string; expose?: boolean; status?: number };
+
+/**
+ * What Koa reports on the app (an error once an answer has begun, such as a download whose client
+ * left, or a socket reset under a body) goes to the JSON log instead of Koa's stack printer on
+ * standard error: a client that left is one info line per request, without a stack; anything else
+ * is an error line. An error marked `expose` (a client's 4xx, a report stream's stall, which is
+ * logged where it happens) is left out, as Koa's printer left it.
+ */
+function logAppErrors(app: Koa, logger: Logger): void {
+  const told = new WeakSet<Context>();
+  app.on('error', (error: AppError, ctx?: Context) => {
+    if (error.expose || error.status === 404) return;
+    const request = ctx ? { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path } : {};
+    if (!CLIENT_GONE.has(error.code ?? '') && error.message !== 'aborted') {
+      logger.error({ ...request, err: error }, 'unhandled error');
+    } else if (!ctx || !told.has(ctx)) {
+      if (ctx) told.add(ctx);
+      logger.info({ ...request, code: error.code ?? 'aborted' }, 'client went away');
+    }
+  });
 }
