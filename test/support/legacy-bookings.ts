@@ -11,7 +11,7 @@ export async function legacyPassengerBooking(
   options: {
     trip: Pick<JourneyTrip, 'id' | 'companyId'>;
     passengerId: string;
-    status?: 'CONFIRMED' | 'CHECKED_IN' | 'COMPLETED' | 'CANCELLED';
+    status?: 'CONFIRMED' | 'CHECKED_IN' | 'NO_SHOW' | 'COMPLETED' | 'CANCELLED';
     totalPrice?: number;
   },
 ): Promise<string> {

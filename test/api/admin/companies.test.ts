@@ -8,6 +8,7 @@ import { bookJourney, mobileTraveller, tripOf } from '../../support/journeys.js'
 import { createStaffMember, staffLogin, type StaffRole } from '../../support/staff.js';
 import {
   auditRows,
+  companySnapshot,
   expectError,
   signedInAdmin,
   writeWaitingForAccount,
@@ -29,17 +30,6 @@ async function companyActions(db: Database, companyId: string): Promise<string[]
   return (await auditRows(db, companyId))
     .map((row) => row.action)
     .filter((action) => action.startsWith('companies.'));
-}
-
-/** Everything an action on the company could change. */
-async function companySnapshot(db: Database, companyId: string) {
-  return {
-    company: await db.query(`select status, verified from companies where id = $1`, [companyId]),
-    history: await db.query(`select id from company_admin_actions where company_id = $1`, [companyId]),
-    audit: await db.query(`select id from audit_log where target_id = $1 and action like 'companies.%'`, [
-      companyId,
-    ]),
-  };
 }
 
 describe('administration: companies', () => {

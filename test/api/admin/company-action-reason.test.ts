@@ -1,26 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { Database } from '../../../db/orm.js';
 import { createCompany } from '../../support/factories.js';
 import { useTestApp } from '../../support/harness.js';
 import { UNPRINTABLE_TEXTS } from '../../support/unprintable-text.js';
-import { expectError, signedInAdmin } from './helpers.js';
+import { companySnapshot, expectError, signedInAdmin } from './helpers.js';
 
 /**
  * The reason of a company action (warn, suspend, unsuspend, verify, unverify) is prose the company's
  * OWNER and other administrators read: it may break lines and hold tabs, but no other control
  * character and no bidirectional override, which would make the text read as another.
  */
-
-/** Everything an action on the company could change. */
-async function companySnapshot(db: Database, companyId: string) {
-  return {
-    company: await db.query(`select status, verified from companies where id = $1`, [companyId]),
-    history: await db.query(`select id from company_admin_actions where company_id = $1`, [companyId]),
-    audit: await db.query(`select id from audit_log where target_id = $1 and action like 'companies.%'`, [
-      companyId,
-    ]),
-  };
-}
 
 /** Each action with a company it may be taken on. */
 const ACTIONS = [

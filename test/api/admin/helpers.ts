@@ -171,6 +171,17 @@ export async function auditRows(db: Database, targetId: string) {
   );
 }
 
+/** Everything an action on the company (warn, suspend, unsuspend, verify, unverify) could change. */
+export async function companySnapshot(db: Database, companyId: string) {
+  return {
+    company: await db.query(`select status, verified from companies where id = $1`, [companyId]),
+    history: await db.query(`select id from company_admin_actions where company_id = $1`, [companyId]),
+    audit: await db.query(`select id from audit_log where target_id = $1 and action like 'companies.%'`, [
+      companyId,
+    ]),
+  };
+}
+
 /**
  * An administrator's `write` while `boss` changes their account (PATCH /admins/{id} with `change`):
  * the account's row is busy a moment (any other change of it would do the same), so the change is
