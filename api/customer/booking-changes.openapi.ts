@@ -74,7 +74,8 @@ export const docs = taggedOperations(['Bookings'], {
       'decision. ' +
       'Refusals, nothing changed: 400 VALIDATION_FAILED (bad body); 404 BOOKING_NOT_FOUND (not yours), TRIP_NOT_FOUND; ' +
       '409 DEPARTURE_TOO_CLOSE (details.trip CURRENT or NEW), SEAT_OCCUPIED (details.seat_numbers: labels taken), ' +
-      'BOOKING_ALREADY_PAID, BOOKING_AWAITING_COMPANY (the company has not decided yet), BOOKING_NOT_MODIFIABLE (cancelled, ' +
+      'BOOKING_ALREADY_PAID, BOOKING_AWAITING_COMPANY (the company has not decided yet; once its decision deadline passed ' +
+      'the booking is cancelled first, BOOKING_NOT_MODIFIABLE), BOOKING_NOT_MODIFIABLE (cancelled, ' +
       'checked in, completed, ...), TRIP_NOT_BOOKABLE, JOURNEY_AGGREGATE_OPERATION_REQUIRED (one booking of a round trip, a ' +
       'connection or an order of several: change the journey as a whole), JOURNEY_FLOW_REQUIRED (details.companyId: the ' +
       "company confirms the caller's channel manually; book the new trip through /journeys), LOYALTY_ROUTE_NOT_ELIGIBLE, " +
@@ -102,7 +103,9 @@ export const docs = taggedOperations(['Bookings'], {
       'X-CSRF-Token. Refusals, nothing changed: 404 BOOKING_NOT_FOUND; 409 BOOKING_ALREADY_PAID (a paid booking is ' +
       'refunded by the company, in full only; a refund before travel cancels the booking as this cancel does), ' +
       'CANCELLATION_TOO_LATE (details.cutoff_minutes), BOOKING_NOT_CANCELLABLE (checked in, completed, no-show, expired), ' +
-      'BOOKING_AWAITING_COMPANY (the company has not decided yet); each with details.booking_id when another booking of ' +
+      'BOOKING_AWAITING_COMPANY (the company has not decided yet; once its decision deadline passed the booking is ' +
+      'cancelled first, DECISION_DEADLINE_PASSED, and the cancel answers 200 as for a cancelled booking); each with ' +
+      'details.booking_id when another booking of ' +
       'the round trip, connection or order breaks the rule. JOURNEY_AGGREGATE_OPERATION_REQUIRED is never answered here ' +
       "(it is the modification's).",
     responses: answers(200, 'The booking, CANCELLED', CancelResponse, [400, 401, 403, 404, 409]),

@@ -1,4 +1,5 @@
 import { findOwnTicket, listOwnTickets } from '../../db/queries/tickets.js';
+import { releaseOverdueScopesOf } from '../../db/writes/journeys/index.js';
 import type { AppContext } from '../app.js';
 import { Refusal } from '../http/errors.js';
 import type { Surface } from '../http/route.js';
@@ -10,7 +11,8 @@ import { created, ok } from '../http/respond.js';
 
 /**
  * The traveller's journey tickets (SPEC leaves the shapes open): one ticket per traveller and leg,
- * with its boarding state (db/queries/tickets.ts shows the credential only while it boards).
+ * with its boarding state (db/queries/tickets.ts shows the credential only while it boards), read
+ * once a request past its decision deadline is released (releaseOverdueScopesOf).
  */
 
 const ticketNotFound = () => new Refusal(404, 'TICKET_NOT_FOUND', 'No such ticket');
@@ -25,7 +27,9 @@ export function registerTicketRoutes(surface: Surface, context: AppContext): voi
     security: 'traveller',
     query: TicketsQuery,
     handler: async (ctx, { query }) => {
-      const { tickets, total } = await listOwnTickets(db, ctx.state.traveller!.userId, query);
+      const { userId } = ctx.state.traveller!;
+      await releaseOverdueScopesOf(db, { kind: 'TRAVELLER', id: userId });
+      const { tickets, total } = await listOwnTickets(db, userId, query);
       ok(ctx, { tickets, pagination: { limit: query.limit, offset: query.offset, total } });
     },
   });
@@ -37,6 +41,7 @@ export function registerTicketRoutes(surface: Surface, context: AppContext): voi
     security: 'traveller',
     params: IdParams,
     handler: async (ctx, { params }) => {
+      await releaseOverdueScopesOf(db, { kind: 'TICKET', id: params.id });
       const ticket = await findOwnTicket(db, ctx.state.traveller!.userId, params.id);
       if (!ticket) throw ticketNotFound();
       ok(ctx, { ticket });

@@ -5,6 +5,7 @@ import {
   type DashboardBookingRow,
 } from '../../db/queries/dashboard-bookings.js';
 import { toPickupLocation } from '../../db/queries/pickup-location.js';
+import { releaseOverdueScopesOf } from '../../db/writes/journeys/index.js';
 import { bookingNotFound } from '../../domain/booking-rules.js';
 import type { AppContext } from '../app.js';
 import { page } from '../http/respond.js';
@@ -66,6 +67,8 @@ export function registerBookingRoutes(surface: Surface, { db }: AppContext): voi
     path: '/bookings',
     query: BookingsQuery,
     handler: async (ctx, staff, { query }) => {
+      // Requests past their decision deadline are released first, as the journey's projection shows them.
+      await releaseOverdueScopesOf(db, { kind: 'COMPANY', id: staff.companyId });
       const { bookings, total } = await listCompanyBookings(
         db,
         staff.companyId,
@@ -83,6 +86,7 @@ export function registerBookingRoutes(surface: Surface, { db }: AppContext): voi
 
   const bookingRead = { ...docs.getCompanyBooking, path: '/bookings/{id}' };
   companyRecordRoute(surface, authorize, bookingRead, async (companyId, bookingId) => {
+    await releaseOverdueScopesOf(db, { kind: 'BOOKING', id: bookingId });
     const row = await findCompanyBooking(db, companyId, bookingId);
     if (!row) throw bookingNotFound();
     return booking(row);

@@ -9,11 +9,17 @@ import {
   type ModificationInput,
   type ModifyingCaller,
 } from '../../db/writes/booking-changes/index.js';
+import { releaseOverdueScopesOf } from '../../db/writes/journeys/index.js';
 import { bookingNotFound } from '../../domain/booking-rules.js';
 import type { DocumentSharing } from './document-sharing.js';
 import { endConfirmationShares } from './tickets.js';
 
-/** A traveller's own changes to a booking, each answered with the booking as GET /bookings/{id} shows it. */
+/**
+ * A traveller's own changes to a booking, each answered with the booking as GET /bookings/{id} shows
+ * it. Each first releases the booking's request if its decision deadline passed
+ * (releaseOverdueScopesOf, a transaction of its own before the change's locks): the change then
+ * meets a CANCELLED booking, not one awaiting a company.
+ */
 
 async function ownBooking(db: Database, caller: BookingCaller, bookingId: string): Promise<CustomerBooking> {
   const booking = await findOwnBooking(db, caller.userId, bookingId);
@@ -34,6 +40,7 @@ export async function modifyOwnBooking(
   options: ChangeOptions,
 ): Promise<CustomerBooking> {
   const { db } = sharing.context;
+  await releaseOverdueScopesOf(db, { kind: 'BOOKING', id: input.bookingId });
   await modifyBooking(db, caller, input, options);
   const replacedShares = await confirmationSharesBeforeMove(db, caller.userId, input.bookingId);
   await endConfirmationShares(sharing, caller.userId, replacedShares);
@@ -50,6 +57,7 @@ export async function cancelOwnBooking(
   bookingId: string,
   options: { cutoffMinutes: number },
 ): Promise<CustomerBooking & { cancelled_with_booking_ids: string[] }> {
+  await releaseOverdueScopesOf(db, { kind: 'BOOKING', id: bookingId });
   const cancelledWith = await cancelBooking(db, caller, bookingId, options);
   return { ...(await ownBooking(db, caller, bookingId)), cancelled_with_booking_ids: cancelledWith };
 }

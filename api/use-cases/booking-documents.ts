@@ -6,6 +6,7 @@ import {
   type BookingDocument,
   type BookingDocumentInput,
 } from '../../db/writes/documents.js';
+import { releaseOverdueScopesOf } from '../../db/writes/journeys/index.js';
 import type { DocumentKind, DocumentLocale } from '../../domain/documents.js';
 import {
   renderedDocument,
@@ -25,12 +26,14 @@ export interface RenderedBookingDocument {
 
 /**
  * The document built for its viewer (a refusal is thrown), saved as an immutable snapshot, and
- * that snapshot's stored render.
+ * that snapshot's stored render. A booking whose request passed its decision deadline is released
+ * first (releaseOverdueScopesOf), so its documents are those of a cancelled booking.
  */
 export async function renderBookingDocument(
   context: RenderContext,
   input: BookingDocumentInput,
 ): Promise<RenderedBookingDocument> {
+  await releaseOverdueScopesOf(context.db, { kind: 'BOOKING', id: input.bookingId });
   const document = await buildBookingDocument(context.db, input);
   const { snapshotId } = await saveSnapshot(context.db, document);
   return { document, snapshotId, rendered: await renderedDocument(context, snapshotId) };

@@ -13,6 +13,7 @@ import {
   touchRecipientSession,
 } from '../../db/writes/document-shares.js';
 import { buildBookingDocument } from '../../db/writes/documents.js';
+import { releaseOverdueScopesOf } from '../../db/writes/journeys/index.js';
 import {
   actorOf,
   idleExpiresAt,
@@ -102,6 +103,8 @@ export async function issueShare(
       allowedKinds: [...allowedKinds],
     });
   }
+  // A request past its decision deadline is released first: its documents are a cancelled booking's.
+  await releaseOverdueScopesOf(db, { kind: 'BOOKING', id: booking.id });
   await buildBookingDocument(db, {
     bookingId: booking.id,
     kind: request.documentKind,

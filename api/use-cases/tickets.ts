@@ -1,6 +1,7 @@
 import { bookingTraveller } from '../../db/queries/booking-ownership.js';
 import { liveConfirmationShares } from '../../db/queries/document-shares.js';
 import { findOwnTicket, type OwnTicket } from '../../db/queries/tickets.js';
+import { releaseOverdueScopesOf } from '../../db/writes/journeys/index.js';
 import { reissueTicket, type ReissueReason } from '../../db/writes/tickets.js';
 import type { SigningOptions } from '../../db/writes/boarding-credentials.js';
 import { Refusal } from '../http/errors.js';
@@ -19,6 +20,8 @@ export async function reissueOwnTicket(
   input: { ticketId: string; userId: string; reason: ReissueReason; signing: SigningOptions },
 ): Promise<{ ticket: OwnTicket; replacedTicketId: string }> {
   const { db } = sharing.context;
+  // A ticket of a request past its decision deadline is CANCELLED first (releaseOverdueScopesOf).
+  await releaseOverdueScopesOf(db, { kind: 'TICKET', id: input.ticketId });
   if (input.reason === 'CREDENTIAL_LEAKED') {
     const grantIds = await liveConfirmationShares(db, input.userId, input.ticketId);
     await endConfirmationShares(sharing, input.userId, grantIds);

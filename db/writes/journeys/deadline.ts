@@ -6,6 +6,7 @@ import {
 } from '../../../domain/journey-confirmation.js';
 import type { Database } from '../../orm.js';
 import { PG_LOCK_NOT_AVAILABLE, pgCode } from '../../pg-errors.js';
+import { ownBookingSql } from '../../queries/booking-ownership.js';
 import { journeyScopeSql, overdueRequestSql } from '../../queries/journeys.js';
 import { cancelScope, OVERDUE_SCOPE } from './decide.js';
 import { awaitedDecisions, type AwaitedDecision } from './outcome.js';
@@ -146,6 +147,50 @@ export async function releaseOverdueScope(db: Database, scope: ConfirmationScope
   ]);
   if (!due?.overdue) return false;
   return releaseWithoutWaiting(db, owning);
+}
+
+/**
+ * Whose bookings a read or a change is about, for releaseOverdueScopesOf: one booking, one ticket's
+ * journey, a traveller's (owned, or made for their passenger profile: ownBookingSql), a company's.
+ */
+export interface OverdueOf {
+  kind: 'BOOKING' | 'TICKET' | 'TRAVELLER' | 'COMPANY';
+  id: string;
+}
+
+/** The condition on journey `j` and its booking `k` for each kind of OverdueOf, its id as $1. */
+const OVERDUE_OF: Record<OverdueOf['kind'], string> = {
+  BOOKING: 'k.id = $1',
+  TICKET: 'j.id = (select t.journey_id from journey_tickets t where t.id = $1)',
+  TRAVELLER: ownBookingSql('$1', 'k'),
+  COMPANY: 'k.company_id = $1',
+};
+
+/**
+ * Before a booking or ticket read, or a traveller's change, answers or acts on them (GET /bookings,
+ * /tickets, the documents, the dashboard's bookings, cancel and modify): the overdue REQUESTED
+ * scopes with a booking of `of` are released as releaseOverdueScope releases one (each in its own
+ * transaction, its lock not waited for), so the route sees them CANCELLED, DECISION_DEADLINE_PASSED,
+ * as GET /journeys/{id} does, whether or not a worker runs. One statement finds them, starting from
+ * the PENDING requests already past their deadline (confirmation_requests_pending_deadline_idx,
+ * overdueRequestSql: none while the worker sweeps), so a list costs the same however many bookings
+ * it holds, and nothing more is done when there is none. Answers how many it released.
+ */
+export async function releaseOverdueScopesOf(db: Database, of: OverdueOf): Promise<number> {
+  const overdue = await db.query<{ scope_kind: ConfirmationScope['kind']; scope_id: string }>(
+    `select distinct r.scope_kind, r.scope_id from confirmation_requests r
+     join journeys j on j.status = 'REQUESTED'
+       and ((r.scope_kind = 'JOURNEY' and j.id = r.scope_id) or (r.scope_kind = 'ORDER' and j.order_id = r.scope_id))
+     join bookings k on k.journey_id = j.id
+     where ${overdueRequestSql('r')} and ${OVERDUE_OF[of.kind]}
+     order by r.scope_kind, r.scope_id`,
+    [of.id],
+  );
+  let released = 0;
+  for (const row of overdue) {
+    if (await releaseWithoutWaiting(db, { kind: row.scope_kind, id: row.scope_id })) released += 1;
+  }
+  return released;
 }
 
 /**

@@ -14,7 +14,9 @@ export {
   expireDecisions,
   releaseOverdueDecisions,
   releaseOverdueScope,
+  releaseOverdueScopesOf,
   releaseOverdueScopesOfTrip,
+  type OverdueOf,
   settleDecisionDeadline,
 } from './deadline.js';
 export { closeHoldBatch, JourneyRefusal, type JourneyRow } from './scope.js';
