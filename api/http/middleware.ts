@@ -276,8 +276,8 @@ async function readJsonBody(ctx: Context): Promise<unknown> {
   if (!ctx.is('application/json')) {
     throw new Refusal(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
   }
-  // No charset means UTF-8; any other is refused before a byte is read.
-  if (!['', 'utf-8', 'utf8'].includes(ctx.request.charset.toLowerCase())) {
+  // No charset means UTF-8, as does US-ASCII (its subset); any other is refused before a byte is read.
+  if (!['', 'utf-8', 'utf8', 'us-ascii'].includes(ctx.request.charset.toLowerCase())) {
     throw new Refusal(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json in UTF-8');
   }
   if (length > MAX_BODY_BYTES) throw new Refusal(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');

@@ -260,6 +260,10 @@ describe('paths, characters and names', () => {
       'UNSUPPORTED_MEDIA_TYPE',
       [],
     ]);
+    // US-ASCII is a subset of UTF-8: a client that labels its plain-ASCII JSON so is read as UTF-8.
+    const ascii = await driver.send(Buffer.from('Rami Haddad'), 'application/json; charset=US-ASCII');
+    expect(ascii.status, ascii.text).toBe(201);
+    expect(await driver.stored()).toEqual([{ name: 'Rami Haddad' }]);
   });
 
   it('refuses a query string whose percent-encoded bytes are not UTF-8 with 400 INVALID_UNICODE', async () => {
