@@ -25,8 +25,8 @@ export const DEFAULT_LOG_BACKLOG_MAX_MB = 8;
  * output is written asynchronously: lines logged while a write is under way go out together in the
  * next one, instead of one write(2) per line on the request path (the API logs a line per request);
  * pino writes out what is left, synchronously, when the process exits. While nothing reads standard
- * output, at most LOG_BACKLOG_MAX_MB of lines wait in memory; later ones are dropped, and once the
- * backlog is written out one line says how many were.
+ * output, at most LOG_BACKLOG_MAX_MB of lines wait in memory; later ones are dropped and counted, and
+ * a warn line gives the count (reportDroppedLines).
  */
 export function createLogger(
   config: Pick<Config, 'LOG_LEVEL'> & Partial<Pick<Config, 'LOG_BACKLOG_MAX_MB'>>,
@@ -56,21 +56,48 @@ export function createLogger(
   return logger;
 }
 
-/** Counts the lines `stdout` drops at its cap; once its backlog is written out, logs the count once. */
+/** How often, at most, a backlog still draining is asked to take the count of dropped lines. */
+const DROP_REPORT_EVERY_MS = 1000;
+
+/**
+ * Counts the lines `stdout` drops at its cap and logs the count as one warn line: once its backlog is
+ * written out ('drain'), or, while a reader slower than the process keeps it from emptying, after a
+ * write at most every second. A count whose own line was dropped is kept for the next try, so the
+ * number of lines lost is never lost itself.
+ */
 function reportDroppedLines(stdout: ReturnType<typeof pino.destination>, logger: Logger): void {
   let lines = 0;
   let bytes = 0;
+  let reporting = false;
+  let reportDropped = false;
+  let lastTry = 0;
   stdout.on('drop', (data: string | Buffer) => {
+    if (reporting) {
+      reportDropped = true;
+      return;
+    }
     const text = typeof data === 'string' ? data : data.toString('utf8');
     lines += text.split('\n').length - 1 || 1;
     bytes += Buffer.byteLength(text);
   });
-  // 'drain': everything waiting was written, so the count itself finds room.
-  stdout.on('drain', () => {
+  const report = () => {
     if (lines === 0) return;
-    const dropped = { droppedLines: lines, droppedBytes: bytes };
+    lastTry = Date.now();
+    // The destination takes or drops a line synchronously: a dropped count is tried again later.
+    reporting = true;
+    reportDropped = false;
+    logger.warn(
+      { droppedLines: lines, droppedBytes: bytes },
+      'log lines dropped while standard output was not read',
+    );
+    reporting = false;
+    if (reportDropped) return;
     lines = 0;
     bytes = 0;
-    logger.warn(dropped, 'log lines dropped while standard output was not read');
+  };
+  stdout.on('drain', report);
+  // 'write' comes before the written bytes leave the backlog: try once they have (next tick).
+  stdout.on('write', () => {
+    if (lines > 0 && Date.now() - lastTry >= DROP_REPORT_EVERY_MS) process.nextTick(report);
   });
 }

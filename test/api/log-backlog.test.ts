@@ -38,6 +38,36 @@ async function burst(port: number, n: number): Promise<void> {
   );
 }
 
+/** The real API process with a 1 MiB log backlog; its standard output is the caller's to read. */
+async function startApi(): Promise<{ child: ChildProcess; port: number; ready: Promise<void> }> {
+  const port = await freePort(4600, 100);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      LOG_BACKLOG_MAX_MB: '1',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ready = (async () => {
+    for (let started = Date.now(); !(await get(port, '/healthz').catch(() => 0));) {
+      if (Date.now() - started > 60_000) throw new Error('the API did not start');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
+  return { child, port, ready };
+}
+
+/** The lines of `output` that count dropped log lines, parsed. */
+const dropReports = (output: string) =>
+  output
+    .split('\n')
+    .filter((line) => line.includes('log lines dropped while standard output'))
+    .map((line) => JSON.parse(line));
+
 /**
  * README "Logs": standard output is written asynchronously, and while nothing reads it (a log
  * collector down, a container runtime's blocking log mode behind a slow driver) at most
@@ -47,31 +77,21 @@ async function burst(port: number, n: number): Promise<void> {
  */
 describe('API log while its standard output is not read', () => {
   let child: ChildProcess | undefined;
+  const children: ChildProcess[] = [];
   afterAll(() => {
-    child?.kill('SIGKILL');
+    for (const each of children) each.kill('SIGKILL');
     agent.destroy();
   });
 
   it('keeps at most LOG_BACKLOG_MAX_MB of lines in memory, and reports the lines it dropped', async () => {
-    const port = await freePort(4600, 100);
-    child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        LOG_BACKLOG_MAX_MB: '1',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const started = await startApi();
+    child = started.child;
+    children.push(child);
+    const { port } = started;
     let output = '';
     const reading = (chunk: Buffer) => (output += chunk.toString('utf8'));
     child.stdout!.on('data', reading);
-    for (let started = Date.now(); !(await get(port, '/healthz').catch(() => 0));) {
-      if (Date.now() - started > 60_000) throw new Error('the API did not start');
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await started.ready;
     await burst(port, 5_000);
     const linesBeforeStall = output.split('\n').length - 1;
 
@@ -94,10 +114,8 @@ describe('API log while its standard output is not read', () => {
     const reports = async () => {
       for (let started = Date.now(); Date.now() - started < 20_000;) {
         await new Promise((resolve) => setTimeout(resolve, 250));
-        const lines = output
-          .split('\n')
-          .filter((line) => line.includes('log lines dropped while standard output'));
-        if (lines.length) return lines.map((line) => JSON.parse(line));
+        const lines = dropReports(output);
+        if (lines.length) return lines;
       }
       return [];
     };
@@ -113,5 +131,39 @@ describe('API log while its standard output is not read', () => {
     const droppedLines = dropped.reduce((sum, line) => sum + line.droppedLines, 0);
     expect(droppedLines).toBeGreaterThan(REQUESTS);
     expect(delivered + droppedLines).toBeGreaterThanOrEqual(2_000 + 2 * REQUESTS);
+  }, 240_000);
+
+  it('reports dropped lines while a reader slower than the process keeps the backlog full', async () => {
+    const started = await startApi();
+    child = started.child;
+    children.push(child);
+    const { port } = started;
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    await started.ready;
+    // A collector that takes one pipe's worth every 250 ms (about 256 KiB/s): slower than the API logs.
+    child.stdout!.pause();
+    const slowReader = setInterval(() => {
+      child!.stdout!.resume();
+      setImmediate(() => child!.stdout!.pause());
+    }, 250);
+    try {
+      for (let round = 0; round < 8; round++) await burst(port, 10_000);
+      const loadEnded = Date.now();
+      // The count was logged while the load went on, not only once it stopped and the backlog emptied.
+      let reports: { time: number; droppedLines: number }[] = [];
+      for (const waitStarted = Date.now(); Date.now() - waitStarted < 30_000;) {
+        reports = dropReports(output);
+        if (reports.some((report) => report.time < loadEnded)) break;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(
+        reports.filter((report) => report.time < loadEnded).map((report) => report.droppedLines > 0),
+        'counts logged during the load',
+      ).toContain(true);
+    } finally {
+      clearInterval(slowReader);
+      child.stdout!.resume();
+    }
   }, 240_000);
 });
