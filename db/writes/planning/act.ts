@@ -1,6 +1,6 @@
 import type { TransactionClient } from '../../orm.js';
 import type { ActingMember } from '../acting-member.js';
-import { recordStaffAct, type RequestOrigin } from '../audit.js';
+import { recordStaffAudit, type RequestOrigin } from '../audit.js';
 
 /**
  * A company user's planning write: who, for which company, from which request. `actor`, the
@@ -15,7 +15,10 @@ export interface StaffAct {
   actor?: ActingMember | undefined;
 }
 
-/** The audit row of a planning write, in its transaction. */
+/**
+ * The audit row of a planning write, in its transaction: the company it was written for first in
+ * its details, as every staff change records it (a member of two companies is told apart).
+ */
 export function auditAct(
   client: TransactionClient,
   act: StaffAct,
@@ -24,9 +27,9 @@ export function auditAct(
   details: Record<string, unknown> = {},
 ): Promise<void> {
   const [kind, id] = target;
-  return recordStaffAct(
+  return recordStaffAudit(
     client,
-    { staffUserId: act.staffUserId, ...act.origin },
+    { staffUserId: act.staffUserId, companyId: act.companyId, ...act.origin },
     action,
     { kind, id },
     details,

@@ -13,7 +13,7 @@ import type { Database, TransactionClient } from '../../orm.js';
 import { planningConflicts } from '../../queries/planning.js';
 import { STORED_PLAN_COLUMNS, type StoredPlanRow } from '../../queries/trip-schedules.js';
 import { resolveTripRefs } from '../../queries/trip-plan.js';
-import { recordStaffAct } from '../audit.js';
+import { recordStaffAudit } from '../audit.js';
 import { insertTrips } from '../catalogue.js';
 import { giveLegacyBusLayout } from './legacy-layout.js';
 import { lockPlanningResources } from './locks.js';
@@ -233,9 +233,9 @@ export async function commitScheduleBatch(
     // recorded as the act of the staff member who committed the schedule.
     const generated = trips.length > 0 ? await giveLegacyBusLayout(client, schedule.bus_id, refs.bus) : null;
     if (generated) {
-      await recordStaffAct(
+      await recordStaffAudit(
         client,
-        { staffUserId: schedule.created_by },
+        { staffUserId: schedule.created_by, companyId: schedule.company_id },
         'company.bus.layout.generate',
         { kind: 'bus', id: schedule.bus_id },
         { version: generated.version, seatCount: generated.seatCount, scheduleId: schedule.id },

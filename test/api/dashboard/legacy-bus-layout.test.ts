@@ -95,7 +95,7 @@ describe('a bus imported before canonical layouts', () => {
     );
     expect(audited).toEqual({
       actor_id: world.sessions.OWNER.staffUserId,
-      details: { version: layout.active.version, seatCount: 33 },
+      details: { companyId: world.companyId, version: layout.active.version, seatCount: 33 },
     });
 
     const caller = await webTraveller(app);
@@ -156,7 +156,12 @@ describe('a bus imported before canonical layouts', () => {
     expect(audited).toEqual([
       {
         actor_id: world.sessions.OWNER.staffUserId,
-        details: { version: 1, seatCount: 30, scheduleId: committed.body.data.id },
+        details: {
+          companyId: world.companyId,
+          version: 1,
+          seatCount: 30,
+          scheduleId: committed.body.data.id,
+        },
       },
     ]);
     const held = await holdForConfirm(app, await webTraveller(app), [
