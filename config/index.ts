@@ -2,6 +2,7 @@ import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import { deploymentSettings, refuseHalfMutualTls } from './deployment.js';
 import { DEFAULT_LOG_BACKLOG_MAX_MB } from './logger.js';
+import { mailSenderAddress, onLocalhostDomain } from './mail-sender.js';
 
 /**
  * The one place that reads the environment. Every setting is listed (with its default) in
@@ -240,8 +241,18 @@ export const ConfigSchema = z
      * production the messages are written to the log instead of being sent.
      */
     SMTP_URL: z.string().url().optional(),
-    /** Sender of traveller e-mails (verification and password recovery). */
-    MAIL_FROM: z.string().min(3).default('Bus Booking <no-reply@bus-booking.localhost>'),
+    /**
+     * Sender of traveller e-mails (verification and password recovery): one address, with or without
+     * a display name (config/mail-sender.ts). The default's reserved .localhost domain is refused in
+     * production.
+     */
+    MAIL_FROM: z
+      .string()
+      .refine(
+        (value) => mailSenderAddress(value) !== null,
+        'must be one sender address, with or without a name, e.g. Bus Booking <no-reply@bus.example>',
+      )
+      .default('Bus Booking <no-reply@bus-booking.localhost>'),
     /**
      * Connection, greeting and socket timeout of the SMTP client, in milliseconds; one message's whole
      * exchange gets 3 times this (SMTP_SEND_DEADLINE_FACTOR in providers/mailer.ts).
@@ -425,6 +436,8 @@ function refuseUnsafeProduction(config: Config): void {
       "WEBHOOK_ALLOW_LOCAL_TARGETS: company webhooks may not reach the service's own network in production",
     !config.PUBLIC_ORIGIN.startsWith('https://') &&
       "PUBLIC_ORIGIN: production builds its e-mail links on the site's own https origin (not the development default)",
+    onLocalhostDomain(mailSenderAddress(config.MAIL_FROM)!) &&
+      'MAIL_FROM: production sends from an address of its own domain (not the development .localhost default)',
   ].filter((problem): problem is string => typeof problem === 'string');
   if (problems.length > 0) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
 }

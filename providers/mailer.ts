@@ -1,4 +1,6 @@
+import { BlockList, isIP } from 'node:net';
 import { createTransport } from 'nodemailer';
+import { parseConnectionUrl } from 'nodemailer/lib/shared';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 
@@ -38,16 +40,20 @@ export const SMTP_SEND_DEADLINE_FACTOR = 3;
  * (SMTP_SEND_DEADLINE_FACTOR × SMTP_TIMEOUT_MS) is abandoned: its connection is closed and it
  * throws MailDeliveryError. Without SMTP_URL a development or test process writes messages to the
  * log (links included, development data only); production refuses to pretend a message went out.
+ * Production sends to a server on another machine only over TLS (isLoopbackRelay).
  */
 export function createMailer(config: MailerConfig, logger: Logger): Mailer {
   if (!config.SMTP_URL)
     return config.NODE_ENV === 'production' ? unconfiguredMailer(logger) : loggingMailer(logger);
+  const server = parseConnectionUrl(config.SMTP_URL);
   const transport = createTransport({
-    url: config.SMTP_URL,
     connectionTimeout: config.SMTP_TIMEOUT_MS,
     greetingTimeout: config.SMTP_TIMEOUT_MS,
     socketTimeout: config.SMTP_TIMEOUT_MS,
     dnsTimeout: config.SMTP_TIMEOUT_MS,
+    ...server,
+    // After the URL's own options, so no ?requireTLS=false in SMTP_URL undoes it.
+    ...(config.NODE_ENV === 'production' && !isLoopbackRelay(server) && { requireTLS: true }),
   });
   return {
     async send(message) {
@@ -60,6 +66,27 @@ export function createMailer(config: MailerConfig, logger: Logger): Mailer {
       }
     },
   };
+}
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/**
+ * Whether the SMTP server is on this machine (a relay sidecar): localhost, 127.0.0.0/8 or ::1 (also
+ * written IPv4-mapped), as nodemailer itself reads SMTP_URL (nodemailer's default host is localhost).
+ * Any other server is reached in production over TLS only: smtps://, or smtp:// with requireTLS, where
+ * nodemailer sends STARTTLS and gives up (MailDeliveryError) unless the server takes it, so neither
+ * the relay's password (AUTH) nor a message (a recovery link) crosses the network in clear, also when
+ * the server offers no STARTTLS or someone on the way strips it from its EHLO answer.
+ */
+function isLoopbackRelay(server: ReturnType<typeof parseConnectionUrl>): boolean {
+  // A well-known provider (?service=...) replaces the URL's host; a proxy (?proxy=...) is in between.
+  if (server.service || server.proxy) return false;
+  const host = (server.host ?? 'localhost').toLowerCase().replace(/\.$/, '');
+  const family = isIP(host);
+  if (family === 0) return host === 'localhost';
+  return LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 function loggingMailer(logger: Logger): Mailer {

@@ -154,8 +154,9 @@ export async function startBenchStack(options: {
     SIGNING_PRIVATE_KEY_PEM: BENCH_SIGNING_KEY_PEM,
     // Phone sign-in is not measured here; production refuses to start without a provider otherwise.
     OTP_PRELAUNCH: 'true',
-    // Production builds its e-mail links on an https origin (none is sent here).
+    // Production builds its e-mail links on an https origin and sends from a real domain (none is sent here).
     PUBLIC_ORIGIN: 'https://bench.bus-booking.example',
+    MAIL_FROM: 'no-reply@bench.bus-booking.example',
     // A few bench accounts make thousands of bookings: the per-account caps and hourly limits stay on
     // (their checks are part of every measured write) but far above what one load generator reaches.
     HELD_SEATS_MAX_PER_TRIP: '100000',

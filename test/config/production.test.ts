@@ -15,6 +15,7 @@ const production = {
   SIGNING_PRIVATE_KEY_PEM: signingKey,
   OTP_PRELAUNCH: 'true',
   PUBLIC_ORIGIN: 'https://bus.example',
+  MAIL_FROM: 'Bus Booking <no-reply@bus.example>',
 };
 
 describe('production start-up', () => {
@@ -34,6 +35,16 @@ describe('production start-up', () => {
     ['webhooks to local receivers', { WEBHOOK_ALLOW_LOCAL_TARGETS: 'true' }, /WEBHOOK_ALLOW_LOCAL_TARGETS/],
     ['e-mail links to the development origin', { PUBLIC_ORIGIN: undefined }, /PUBLIC_ORIGIN/],
     ['e-mail links over plain http', { PUBLIC_ORIGIN: 'http://bus.example' }, /PUBLIC_ORIGIN/],
+    [
+      'e-mail from the development sender on .localhost',
+      { MAIL_FROM: undefined },
+      /MAIL_FROM: production sends/,
+    ],
+    [
+      'e-mail from a .localhost sender',
+      { MAIL_FROM: 'Bus <no-reply@mail.bus.LOCALHOST>' },
+      /MAIL_FROM: production/,
+    ],
   ])('refuses %s', (_what, change, problem) => {
     expect(() => loadConfig({ ...production, ...change })).toThrow(problem);
     expect(() => loadConfig({ ...production, ...change, NODE_ENV: 'development' })).not.toThrow();

@@ -36,6 +36,35 @@ describe('origin settings (PUBLIC_ORIGIN, SITE_ORIGIN, PWA_ORIGIN, DEV_PWA_ORIGI
   });
 });
 
+describe('MAIL_FROM', () => {
+  // nodemailer sent a value without an address as no From header at all and MAIL FROM:<> (review 425).
+  it('refuses at start-up anything but one sender address', () => {
+    for (const value of [
+      'Bus Booking',
+      'Bus Booking <>',
+      'Bus Booking <no-reply>',
+      'no-reply@bus',
+      'a@bus.example, b@bus.example',
+      'Team: a@bus.example;',
+    ]) {
+      expect(() => loadConfig({ MAIL_FROM: value }), value).toThrow(
+        /^Invalid configuration:\n {2}MAIL_FROM: must be one sender address/,
+      );
+    }
+  });
+
+  it('accepts an address, with or without a display name, as written', () => {
+    for (const value of [
+      'no-reply@bus.example',
+      'Bus Booking <no-reply@bus.example>',
+      '"Bus Booking, Damascus" <no-reply@bus.example.xn--ogbpf8fl>',
+    ]) {
+      expect(loadConfig({ MAIL_FROM: value }).MAIL_FROM).toBe(value);
+    }
+    expect(loadConfig({}).MAIL_FROM).toBe('Bus Booking <no-reply@bus-booking.localhost>');
+  });
+});
+
 describe('SIGNING_PRIVATE_KEY_PEM', () => {
   const ed25519 = pemOf(generateKeyPairSync('ed25519').privateKey);
 

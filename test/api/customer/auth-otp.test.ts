@@ -806,6 +806,7 @@ describe('configuration of the OTP modes', () => {
   const secret = {
     ACCESS_TOKEN_SECRET: 'a-production-secret-that-is-long-enough-000',
     PUBLIC_ORIGIN: 'https://bus.example',
+    MAIL_FROM: 'no-reply@bus.example',
     SIGNING_PRIVATE_KEY_PEM: generateKeyPairSync('ed25519')
       .privateKey.export({ type: 'pkcs8', format: 'pem' })
       .toString(),
