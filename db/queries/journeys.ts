@@ -25,12 +25,13 @@ import {
 
 /**
  * A confirmation request (alias `request`) still PENDING whose decision deadline has passed (the
- * database's clock). Its scope closed at that deadline (it closes at its earliest pending one),
+ * database's clock: its transaction's start, or `at`, an SQL timestamptz expression such as a
+ * writer's write time). Its scope closed at that deadline (it closes at its earliest pending one),
  * whether or not a worker has released it yet: no company decides in it any more, none of its
  * requests awaits anyone, and whoever comes first releases it (DECISION_DEADLINE_PASSED).
  */
-export const overdueRequestSql = (request: string) =>
-  `${request}.status = 'PENDING' and ${request}.deadline <= now()`;
+export const overdueRequestSql = (request: string, at = 'now()') =>
+  `${request}.status = 'PENDING' and ${request}.deadline <= ${at}`;
 
 /**
  * The confirmation scope of journey `j` (an SQL alias), as SQL expressions: its order when it is in
@@ -43,13 +44,13 @@ export const journeyScopeSql = (j: string) => ({
 
 /**
  * Whether the scope (`kind`, `id`: SQL expressions of its scope_kind and scope_id) has an overdue
- * request (overdueRequestSql): closed, though perhaps still written REQUESTED. The one notion of a
- * closed scope for its release (db/writes/journeys/deadline.ts), its decisions and the trip's
- * readiness (./trip-dispatch.ts).
+ * request (overdueRequestSql, as of `at`): closed, though perhaps still written REQUESTED. The one
+ * notion of a closed scope for its release (db/writes/journeys/deadline.ts), its decisions (judged at
+ * the decision's write time) and the trip's readiness (./trip-dispatch.ts).
  */
-export const overdueScopeSql = (kind: string, id: string) =>
+export const overdueScopeSql = (kind: string, id: string, at = 'now()') =>
   `exists (select 1 from confirmation_requests overdue where overdue.scope_kind = ${kind}
-           and overdue.scope_id = ${id} and ${overdueRequestSql('overdue')})`;
+           and overdue.scope_id = ${id} and ${overdueRequestSql('overdue', at)})`;
 
 /**
  * Whether row `row` (an SQL alias of a bookings or journey_tickets row) is PENDING_CONFIRMATION in a

@@ -3,7 +3,6 @@ import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import { lockActiveTraveller, requireUnpaidWithinCap } from '../inventory-caps.js';
 import type { Queryable } from '../seat-locks.js';
-import { writeTime } from '../write-time.js';
 import {
   applyVoucher,
   lineOf,
@@ -15,7 +14,7 @@ import {
   type PassengerInput,
 } from './line.js';
 import { bookingOfLock, bookingRecords, type BookingRecord } from './records.js';
-import { lockRefusal, lockSeatLock, requireUsable, type LockedLock } from './seat-lock.js';
+import { lockRefusal, lockSeatLocks, requireUsable, type LockedLock } from './seat-lock.js';
 
 /**
  * POST /bookings (SPEC "Booking creation payload", "Bookings"): ONE transaction that consumes a
@@ -81,7 +80,9 @@ export async function createBooking(
     if (caller.caps) await lockActiveTraveller(client, caller.userId);
     // The trip the request names: a seat lock of another trip is refused below (SEAT_LOCK_MISMATCH).
     await shareLockTrips(client, [input.tripId]);
-    const lock = await lockSeatLock(client, caller.userId, input.seatLockSessionId);
+    // The write time is read once the lock is held: its end is judged at the instant the booking is stamped with.
+    const { locks, at } = await lockSeatLocks(client, caller.userId, [input.seatLockSessionId]);
+    const lock = locks.get(input.seatLockSessionId)!;
     const retried = await retriedBooking(client, lock, input);
     if (retried) return { booking: retried, created: false };
     requireUsable(lock);
@@ -92,8 +93,6 @@ export async function createBooking(
     const redemptionId = await applyVoucher(client, caller, input.rewardCode, [line]);
     // Judged once the voucher is applied: a booking it makes free never counts (linesToPay).
     if (caller.caps) await requireUnpaidWithinCap(client, caller.userId, caller.caps, linesToPay([line]));
-    // Read once every row is held: a booking that waited for a lock is confirmed after the writer it waited for.
-    const at = await writeTime(client);
     const signer = await signerOf(client, signing);
     await writeLine(client, caller, line, input, { orderId: null, redemptionId, signer, at });
     return { booking: (await bookingRecords(client, [line.bookingId]))[0]!, created: true };

@@ -6,7 +6,6 @@ import type { SigningOptions } from '../boarding-credentials.js';
 import { lockActiveTraveller, requireUnpaidWithinCap } from '../inventory-caps.js';
 import { JourneyRefusal } from '../journeys/index.js';
 import type { BookableTrip } from '../seat-locks.js';
-import { writeTime } from '../write-time.js';
 import {
   applyVoucher,
   lineOf,
@@ -21,7 +20,7 @@ import {
   type PassengerInput,
 } from './line.js';
 import { bookingOfLock, bookingRecords, type BookingRecord } from './records.js';
-import { lockSeatLock, type LockedLock } from './seat-lock.js';
+import { lockSeatLocks, type LockedLock } from './seat-lock.js';
 
 /** POST /bookings/round-trip (SPEC "Bookings"): both directions in one transaction, all or nothing. */
 
@@ -55,16 +54,18 @@ async function existingRoundTrip(
   return { orderId: outbound.order_id, outbound, inbound, created: false };
 }
 
-/** Both locks, locked in id order so two requests naming the same locks never deadlock. */
+/**
+ * Both locks, locked in id order so two requests naming the same locks never deadlock, and the
+ * write time read once they are held, at which their ends are judged (lockSeatLocks).
+ */
 async function lockBoth(
   client: PoolClient,
   userId: string,
   input: RoundTripInput,
-): Promise<[outbound: LockedLock, inbound: LockedLock]> {
+): Promise<{ both: [outbound: LockedLock, inbound: LockedLock]; at: string }> {
   const ids = [input.outboundSeatLockSessionId, input.returnSeatLockSessionId];
-  const locks = new Map<string, LockedLock>();
-  for (const id of [...ids].sort()) locks.set(id, await lockSeatLock(client, userId, id));
-  return [locks.get(ids[0]!)!, locks.get(ids[1]!)!];
+  const { locks, at } = await lockSeatLocks(client, userId, ids);
+  return { both: [locks.get(ids[0]!)!, locks.get(ids[1]!)!], at };
 }
 
 function requireRoundTrip(outbound: Line, inbound: Line): void {
@@ -109,7 +110,10 @@ export async function createRoundTrip(
     if (caller.caps) await lockActiveTraveller(client, caller.userId);
     const lockIds = [input.outboundSeatLockSessionId, input.returnSeatLockSessionId];
     await shareLockTrips(client, await tripsOfSeatLocks(client, lockIds));
-    const [outboundLock, returnLock] = await lockBoth(client, caller.userId, input);
+    const {
+      both: [outboundLock, returnLock],
+      at,
+    } = await lockBoth(client, caller.userId, input);
     if (outboundLock.status === 'CONSUMED' && returnLock.status === 'CONSUMED') {
       const existing = await existingRoundTrip(client, input);
       if (existing) return existing;
@@ -120,8 +124,6 @@ export async function createRoundTrip(
     const lines = [outbound, inbound];
     const redemptionId = await applyVoucher(client, caller, input.rewardCode, lines);
     if (caller.caps) await requireUnpaidWithinCap(client, caller.userId, caller.caps, linesToPay(lines));
-    // Read once every row is held: the order and its journeys are confirmed after any writer they waited for.
-    const at = await writeTime(client);
     const orderId = await insertOrder(client, caller, lines, at);
     const signer = await signerOf(client, signing);
     for (const line of lines)

@@ -96,7 +96,11 @@ export async function confirmLocked(
   signing: SigningOptions,
   options: ConfirmOptions = {},
 ): Promise<ConfirmOutcome> {
-  const batch = await lockBatch(client, input.scope, input.holdBatchId);
+  // Read once the trips and the scope are held (the writers a confirm waits for hold one of them):
+  // the hold's end is judged at this instant (lockBatch) and everything the confirm writes is
+  // stamped with it, so a confirm that waited past the hold's end is 409 HOLD_EXPIRED.
+  const at = await writeTime(client);
+  const batch = await lockBatch(client, input.scope, input.holdBatchId, at);
   if (batch.status === 'CONSUMED' && (locked.status === 'REQUESTED' || locked.status === 'CONFIRMED')) {
     if (options.consumedIsRefused) throw JourneyRefusal.of(alreadyConfirmed());
     return currentOutcome(client, input.scope, locked.status);
@@ -115,8 +119,6 @@ export async function confirmLocked(
   const tickets = ticketsFor(locked.journeys, legs, seats, input.journeys);
   const companyIds = [...new Set(seats.map((seat) => seat.company_id))].sort();
   const decisions = companiesNeedingDecision(await bookableCompanies(client, companyIds), input.channel);
-  // Read once every row is held: a confirm that waited for a lock is dated after the writer it waited for.
-  const at = await writeTime(client);
 
   await insertTicketsConsuming(client, tickets, input.holdBatchId, at);
   if (decisions.length === 0) {

@@ -78,9 +78,10 @@ export interface DecisionOutcome {
 /**
  * Whether a pending request of the scope (`$1`, `$2`) is overdue (the database's clock): the scope
  * closed at that deadline, for its decisions, its release and its trips' readiness alike
- * (db/queries/journeys.ts overdueScopeSql).
+ * (db/queries/journeys.ts overdueScopeSql). A decision judges it at its write time (`$6`): see lockRequest.
  */
 export const OVERDUE_SCOPE = overdueScopeSql('$1', '$2');
+const OVERDUE_SCOPE_AT_WRITE = overdueScopeSql('$1', '$2', '$6::timestamptz');
 
 interface RequestRow {
   id: string;
@@ -94,9 +95,10 @@ interface RequestRow {
 /**
  * A company approves or rejects its request, in one transaction. The request must be PENDING and
  * its scope not closed, else 409 JOURNEY_CONFIRMATION_STATE_CONFLICT: no request of the scope, the
- * company's own or another company's, may be pending past its deadline (OVERDUE_SCOPE; the scope
- * closed at that deadline, whether or not a worker has released it yet, and a refused decision
- * releases nothing, its transaction rolling back: the caller releases an overdue scope first,
+ * company's own or another company's, may be pending past its deadline at the decision's write time
+ * (read once it holds the scope, the instant it is stamped with: one that waited past the deadline
+ * is refused; OVERDUE_SCOPE; the scope closed at that deadline, whether or not a worker has
+ * released it yet, and a refused decision releases nothing, its transaction rolling back: the caller releases an overdue scope first,
  * releaseOverdueScope). The same decision key again (a retry) answers the scope's current outcome.
  * The last approval confirms the whole scope; a rejection cancels it with failure_reason COMPANY_REJECTED. A suspended company's
  * approval is refused (403 COMPANY_SUSPENDED); the platform ends its requests with failureReason,
@@ -125,10 +127,14 @@ async function decideLocked(
   locked: LockedScope,
   signing: SigningOptions,
 ): Promise<Omit<DecisionOutcome, 'ownerUserId'>> {
+  // Read once the trips and the scope are held (a traveller's cancel, a trip action: the writers a
+  // decision waits for): the scope's deadline is judged at this instant (lockRequest) and everything
+  // the decision writes is stamped with it, so one that waited past the deadline is refused.
+  const at = await writeTime(client);
   if (input.member) await lockDecidingMember(client, input.companyId, input.member);
   const refused = input.change && decisionOfChange(input.change, locked.status).refusal;
   if (refused) throw JourneyRefusal.of(refused);
-  const request = await lockRequest(client, input);
+  const request = await lockRequest(client, input, at);
   const key = input.decisionKey ?? (request && decisionKey(request.id, input.companyId, input.decision));
   const open = !!request && request.status === 'PENDING' && request.open && locked.status === 'REQUESTED';
   const step = decisionStep(request && { decisionKey: request.decision_key, open }, key ?? '');
@@ -145,8 +151,6 @@ async function decideLocked(
   if (input.failureReason) await requireStillSuspended(client, input.suspendedCompanyId ?? input.companyId);
   const last = input.decision === 'APPROVE' && !request.others_pending;
   if (last) await requireBookable(client, locked);
-  // Read once every row is held: a decision that waited for a lock is dated after the writer it waited for.
-  const at = await writeTime(client);
   const recorded = decisionRecord(input);
   await client.query(
     `update confirmation_requests set status = $2, decided_by = $3, decided_at = $6::timestamptz, decision_key = $4, reason = $5
@@ -206,10 +210,9 @@ export async function holdSeatsUntil(
 
 /**
  * The last approval (no other request of the scope pending) confirms the scope as a confirm would,
- * after the confirm's checks, made before the decision writes anything (its write time is read once
- * these rows are held too): not for a trip that has left meanwhile (bookableLegs), nor when a leg's
- * company, whichever decided or confirmed automatically, was suspended meanwhile
- * (bookableCompanies): 409 TRIP_NOT_BOOKABLE, nothing written (the company may still reject; a
+ * after the confirm's checks, made before the decision writes anything: not for a trip that has
+ * left meanwhile (bookableLegs), nor when a leg's company, whichever decided or confirmed
+ * automatically, was suspended meanwhile (bookableCompanies): 409 TRIP_NOT_BOOKABLE, nothing written (the company may still reject; a
  * suspension's follow-up ends the scope, else the deadline releases it).
  *
  * Lock order: the trips, the scope, for a member's decision the deciding company's row and then
@@ -232,15 +235,20 @@ async function requireBookable(client: PoolClient, locked: LockedScope): Promise
 
 /**
  * The request the decision is about, locked, and whether its scope is still open (`open`: no
- * request of the scope is overdue, OVERDUE_SCOPE): the company's own. For a suspension ending a
+ * request of the scope is overdue at `at`, the decision's write time: the instant it is stamped
+ * with, so a decision that waited for the scope past a deadline finds the scope closed): the company's own. For a suspension ending a
  * scope through another company's request (suspendedCompanyId), any request of the scope will do: the
  * one already carrying the decision key (a retry), else an open one, `companyId`'s first, so a
  * company that approved since the suspension listed its request does not leave the scope waiting.
  * Under the scope lock no other transition of the scope runs meanwhile.
  */
-async function lockRequest(client: PoolClient, input: DecisionInput): Promise<RequestRow | undefined> {
+async function lockRequest(
+  client: PoolClient,
+  input: DecisionInput,
+  at: string,
+): Promise<RequestRow | undefined> {
   const { rows } = await client.query<RequestRow>(
-    `select id, status, decision_key, not ${OVERDUE_SCOPE} as open,
+    `select id, status, decision_key, not ${OVERDUE_SCOPE_AT_WRITE} as open,
             exists (select 1 from confirmation_requests other where other.scope_kind = $1 and other.scope_id = $2
                     and other.status = 'PENDING' and other.id <> confirmation_requests.id) as others_pending
      from confirmation_requests
@@ -254,6 +262,7 @@ async function lockRequest(client: PoolClient, input: DecisionInput): Promise<Re
       input.companyId,
       !!input.suspendedCompanyId,
       input.decisionKey ?? null,
+      at,
     ],
   );
   return rows[0];
@@ -292,9 +301,9 @@ async function outcomeOf(
  * deadline had passed when the scope closed EXPIRES (its company let its window pass: a missed
  * deadline in the platform's analytics); any other is CANCELLED (its company still had time: the
  * scope was ended by another company's rejection or missed deadline, or by a suspension), whoever
- * closes the scope. A rejection or a suspension judges them at its transaction's now(), as it judged the
- * scope open (a scope with an overdue request is released by its deadline first and refuses decisions, so
- * theirs end CANCELLED). A deadline
+ * closes the scope. A rejection or a suspension judges them at its transaction's now(), before the
+ * write time at which it found the scope open (a scope with an overdue request is released by its
+ * deadline first and refuses decisions, so theirs end CANCELLED). A deadline
  * release (`$3` true) closes it at the moment the scope should have closed, its earliest pending
  * deadline, however late the release runs (a worker down for an hour, an older run's timer a little
  * ahead of the database's clock): the requests due by then EXPIRE, the others are CANCELLED.

@@ -182,15 +182,21 @@ interface BatchRow {
   live: boolean;
 }
 
-/** Locks the scope's hold batch `holdBatchId`; a batch of another scope is as missing (404). */
+/**
+ * Locks the scope's hold batch `holdBatchId`; a batch of another scope is as missing (404). `live`:
+ * its time not yet out at `at` (a confirm's write time, the instant it stamps what it writes: a
+ * confirm that waited for the scope past the hold's end finds it over), else at the transaction's start.
+ */
 export async function lockBatch(
   client: PoolClient,
   scope: ConfirmationScope,
   holdBatchId: string,
+  at?: string,
 ): Promise<BatchRow> {
   const { rows } = await client.query<BatchRow>(
-    `select id, scope_kind, scope_id, status, expires_at > now() as live from hold_batches where id = $1 for update`,
-    [holdBatchId],
+    `select id, scope_kind, scope_id, status, expires_at > coalesce($2::timestamptz, now()) as live
+     from hold_batches where id = $1 for update`,
+    [holdBatchId, at ?? null],
   );
   const batch = rows[0];
   if (!batch || batch.scope_kind !== scope.kind || batch.scope_id !== scope.id) {
