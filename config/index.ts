@@ -7,6 +7,11 @@ import { mailSenderAddress, onLocalhostDomain } from './mail-sender.js';
 /**
  * The one place that reads the environment. Every setting is listed (with its default) in
  * .env.example; a bad value stops the process at start-up with a message naming the setting.
+ *
+ * Over 400 lines on purpose: it is one schema of about a hundred settings, each with its doc
+ * comment, and the start-up refusals that read them together. Split by topic, the refusals of
+ * production (refuseUnsafeProduction) would have to reach into every part; the rules with a life of
+ * their own already live beside it (deployment.ts, mail-sender.ts, logger.ts).
  */
 const booleanFlag = z
   .enum(['true', 'false', '1', '0'])
