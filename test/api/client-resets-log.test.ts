@@ -94,6 +94,21 @@ describe('an API process whose clients reset their connections', { timeout: 120_
     child?.kill('SIGKILL');
   });
 
+  /**
+   * The reset of request `requestId` left one info line 'client went away' (no error, no stack) and
+   * nothing on standard error since `stderrBefore`.
+   */
+  async function expectOneQuietLine(requestId: string, stderrBefore: number): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const gone = linesOf(requestId).filter((line) => line.msg === 'client went away');
+    expect({ stderr: stackLines(stderr.slice(stderrBefore)), gone: gone.length }).toEqual({
+      stderr: [],
+      gone: 1,
+    });
+    expect(gone.every((line) => line.level === 30 && line.err === undefined)).toBe(true);
+    expect(JSON.stringify(gone)).not.toMatch(/\bat .+:\d+:\d+/);
+  }
+
   it('a client that resets while sending its body: one JSON line with its requestId, no stack on standard error', async () => {
     const stderrBefore = stderr.length;
     const requestId = `reset-upload-${randomUUID()}`;
@@ -109,15 +124,7 @@ describe('an API process whose clients reset their connections', { timeout: 120_
         10_000,
       ),
     ).toMatchObject({ status: 400, errorCode: 'BAD_REQUEST' });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-
-    const gone = linesOf(requestId).filter((line) => line.msg === 'client went away');
-    expect({ stderr: stackLines(stderr.slice(stderrBefore)), gone: gone.length }).toEqual({
-      stderr: [],
-      gone: 1,
-    });
-    expect(gone.every((line) => line.level === 30 && line.err === undefined)).toBe(true);
-    expect(JSON.stringify(gone)).not.toMatch(/\bat .+:\d+:\d+/);
+    await expectOneQuietLine(requestId, stderrBefore);
     // Nothing was written for the body that never arrived.
     expect(await app.db.query(`select 1 from waitlist_entries where email = $1`, [email])).toEqual([]);
   });
@@ -140,15 +147,7 @@ describe('an API process whose clients reset their connections', { timeout: 120_
       stopped: true,
       request: 200,
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-
-    const gone = linesOf(requestId).filter((line) => line.msg === 'client went away');
-    expect({ stderr: stackLines(stderr.slice(stderrBefore)), gone: gone.length }).toEqual({
-      stderr: [],
-      gone: 1,
-    });
-    expect(gone.every((line) => line.level === 30 && line.err === undefined)).toBe(true);
-    expect(JSON.stringify(gone)).not.toMatch(/\bat .+:\d+:\d+/);
+    await expectOneQuietLine(requestId, stderrBefore);
     // Every line the process wrote is JSON (lines() throws on one that is not).
     expect(lines().length).toBeGreaterThan(0);
   });

@@ -226,3 +226,13 @@ export async function decisionWindowRanOut(db: Database, journeyIds: string[]): 
     [journeyIds],
   );
 }
+
+/** How many booking.cancelled events the journey's bookings have in the outbox. */
+export async function cancelledEvents(db: Database, journeyId: string): Promise<number> {
+  const [row] = await db.query<{ count: number }>(
+    `select count(*)::int as count from outbox_events e join bookings b on b.id = e.booking_id
+     where b.journey_id = $1 and e.event = 'booking.cancelled'`,
+    [journeyId],
+  );
+  return row!.count;
+}

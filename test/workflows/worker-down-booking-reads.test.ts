@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Database } from '../../db/orm.js';
 import { useTestApp } from '../support/harness.js';
-import { decisionWindowRanOut, staffSession } from '../support/journey-rows.js';
+import { cancelledEvents, decisionWindowRanOut, staffSession } from '../support/journey-rows.js';
 import {
   bookJourney,
   journeyFacts,
@@ -35,15 +34,6 @@ async function requestedJourney() {
     journeyId,
   ]);
   return { trip, traveller, journeyId, bookingId: booking!.id };
-}
-
-async function cancelledEvents(db: Database, journeyId: string): Promise<number> {
-  const [row] = await db.query<{ count: number }>(
-    `select count(*)::int as count from outbox_events e join bookings b on b.id = e.booking_id
-     where b.journey_id = $1 and e.event = 'booking.cancelled'`,
-    [journeyId],
-  );
-  return row!.count;
 }
 
 /** The booking as GET /bookings/{id} and GET /bookings show it: status, confirmation status, failure_reason. */

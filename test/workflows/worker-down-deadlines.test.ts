@@ -4,7 +4,7 @@ import type { Database } from '../../db/orm.js';
 import { recordDecision, releaseOverdueDecisions } from '../../db/writes/journeys/index.js';
 import { atDamascus, createCity, createStop, futureDay } from '../support/factories.js';
 import { useTestApp, type TestApp } from '../support/harness.js';
-import { staffSession } from '../support/journey-rows.js';
+import { cancelledEvents, staffSession } from '../support/journey-rows.js';
 import {
   bookingOfCompany,
   bookJourney,
@@ -80,15 +80,6 @@ async function requestsOf(db: Database, journeyId: string) {
     [journeyId],
   );
   return Object.fromEntries(rows.map((row) => [row.company_id, row.status]));
-}
-
-async function cancelledEvents(db: Database, journeyId: string): Promise<number> {
-  const [row] = await db.query<{ count: number }>(
-    `select count(*)::int as count from outbox_events e join bookings b on b.id = e.booking_id
-     where b.journey_id = $1 and e.event = 'booking.cancelled'`,
-    [journeyId],
-  );
-  return row!.count;
 }
 
 /**

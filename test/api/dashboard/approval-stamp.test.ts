@@ -5,6 +5,7 @@ import { seededDice } from '../../drills/invariants/dice.js';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { buildWorld, travellerWrite, type World } from '../../drills/invariants/world.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
+import { bookingBody } from '../../support/bookings.js';
 
 /**
  * A confirmation (a company's approval, an automatic confirm, a booking through a seat lock) or a
@@ -132,14 +133,17 @@ describe('a confirmation or decision that waited for its journey', () => {
       app,
       `select id from hold_batches where id = '${sessionId}' for update`,
       () =>
-        travellerWrite(world, caller, '/api/bookings', {
-          trip_id: trip.tripId,
-          passenger_name: 'Rami Haddad',
-          passenger_phone: '+963944123456',
-          seats_count: 1,
-          seat_numbers: ['3'],
-          seat_lock_session_id: sessionId,
-        }),
+        travellerWrite(
+          world,
+          caller,
+          '/api/bookings',
+          bookingBody({
+            tripId: trip.tripId,
+            seatNumbers: ['3'],
+            seatLockSessionId: sessionId,
+            passengerName: 'Rami Haddad',
+          }),
+        ),
     );
     expect(answer.status, answer.text).toBe(201);
 

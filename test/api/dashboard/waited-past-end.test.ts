@@ -6,6 +6,7 @@ import { seededDice } from '../../drills/invariants/dice.js';
 import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { buildWorld, staffRead, travellerWrite, type World } from '../../drills/invariants/world.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
+import { bookingBody } from '../../support/bookings.js';
 
 /**
  * A company's decision, a confirm or a booking through a seat lock that arrived before its decision
@@ -171,14 +172,17 @@ describe('a decision, confirm or booking that waited past its deadline or its ho
       ends,
       `select id from trips where id = '${trip.tripId}' for update`,
       () =>
-        travellerWrite(world, caller!, '/api/bookings', {
-          trip_id: trip.tripId,
-          passenger_name: 'Rami Haddad',
-          passenger_phone: '+963944123456',
-          seats_count: 1,
-          seat_numbers: ['3'],
-          seat_lock_session_id: sessionId,
-        }),
+        travellerWrite(
+          world,
+          caller!,
+          '/api/bookings',
+          bookingBody({
+            tripId: trip.tripId,
+            seatNumbers: ['3'],
+            seatLockSessionId: sessionId,
+            passengerName: 'Rami Haddad',
+          }),
+        ),
     );
     expect(booked.status, booked.text).toBe(409);
     expect(booked.body.errorCode).toBe('SEAT_LOCK_EXPIRED');
