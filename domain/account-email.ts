@@ -40,16 +40,60 @@ export function maskEmail(email: string): string {
   return `${email[0]}***${email.slice(at)}`;
 }
 
-export function verificationEmail(link: string, validForSeconds: number): ComposedEmail {
+/**
+ * Who asked for a verification link, as its message names them: the site (PUBLIC_ORIGIN's host) and
+ * the last digits of the account's phone, so the owner of an address someone else typed can tell the
+ * account is not theirs, without the message showing the whole number.
+ */
+export interface VerificationRequester {
+  site: string;
+  phone: string | null;
+}
+
+/** Digits of the phone a verification message shows: enough for its owner to know the number, not to dial it. */
+export const PHONE_DIGITS_SHOWN = 3;
+
+/** The last PHONE_DIGITS_SHOWN digits of a phone number, or null when it has no more digits than that. */
+export function phoneEnding(phone: string | null): string | null {
+  const digits = (phone ?? '').replace(/\D/g, '');
+  return digits.length > PHONE_DIGITS_SHOWN ? digits.slice(-PHONE_DIGITS_SHOWN) : null;
+}
+
+function requesterLines(requester: VerificationRequester): { ar: string; en: string } {
+  const ending = phoneEnding(requester.phone);
+  if (ending === null) {
+    return {
+      ar: `طلب حساب على ${requester.site} إضافة هذا البريد الإلكتروني إليه.`,
+      en: `An account on ${requester.site} asked to add this e-mail address to it.`,
+    };
+  }
+  return {
+    ar: `طلب الحساب المسجَّل برقم الهاتف المنتهي بـ ${ending} على ${requester.site} إضافة هذا البريد الإلكتروني إليه.`,
+    en: `The account with the phone number ending in ${ending} on ${requester.site} asked to add this e-mail address to it.`,
+  };
+}
+
+export function verificationEmail(
+  link: string,
+  validForSeconds: number,
+  requester: VerificationRequester,
+): ComposedEmail {
   const validity = { en: englishDuration(validForSeconds), ar: arabicDuration(validForSeconds) };
+  const asked = requesterLines(requester);
   return compose({
     subject: 'تأكيد بريدك الإلكتروني | Confirm your e-mail address',
-    arabic: [`لتأكيد بريدك الإلكتروني افتح الرابط التالي. الرابط صالح لمدة ${validity.ar} ولمرة واحدة.`],
-    english: [`Open the link below to confirm your e-mail address. It works once and for ${validity.en}.`],
+    arabic: [
+      asked.ar,
+      `لتأكيد بريدك الإلكتروني افتح الرابط التالي. الرابط صالح لمدة ${validity.ar} ولمرة واحدة.`,
+    ],
+    english: [
+      asked.en,
+      `Open the link below to confirm your e-mail address. It works once and for ${validity.en}.`,
+    ],
     link,
     ignore: {
-      ar: 'إذا لم تطلب ذلك فتجاهل هذه الرسالة.',
-      en: 'If you did not ask for this, ignore this message.',
+      ar: 'إذا لم تطلب ذلك فتجاهل هذه الرسالة، ولن يُضاف هذا البريد إلى ذلك الحساب.',
+      en: 'If you did not ask for this, ignore this message; the address will not be added to that account.',
     },
   });
 }

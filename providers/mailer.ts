@@ -25,6 +25,17 @@ export class MailDeliveryError extends Error {
   }
 }
 
+/**
+ * Headers on every message: the platform writes each one on its own, no person does. Auto-Submitted
+ * (RFC 3834 §5) tells vacation responders and other auto-repliers not to answer it, so their replies
+ * do not pile up at the no-reply sender; X-Auto-Response-Suppress asks the same of Exchange
+ * (out-of-office and auto-replies only: bounces still come back).
+ */
+export const AUTOMATIC_MAIL_HEADERS = {
+  'Auto-Submitted': 'auto-generated',
+  'X-Auto-Response-Suppress': 'OOF, AutoReply',
+} as const;
+
 type MailerConfig = Pick<Config, 'SMTP_URL' | 'MAIL_FROM' | 'SMTP_TIMEOUT_MS' | 'NODE_ENV'>;
 
 /**
@@ -60,7 +71,12 @@ export function createMailer(config: MailerConfig, logger: Logger): Mailer {
       try {
         // On abort nodemailer closes this message's connection and rejects with an AbortError.
         const signal = AbortSignal.timeout(SMTP_SEND_DEADLINE_FACTOR * config.SMTP_TIMEOUT_MS);
-        await transport.sendMail({ from: config.MAIL_FROM, ...message, signal });
+        await transport.sendMail({
+          from: config.MAIL_FROM,
+          ...message,
+          headers: AUTOMATIC_MAIL_HEADERS,
+          signal,
+        });
       } catch (error) {
         throw new MailDeliveryError(error);
       }

@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { Mailer } from '../../providers/mailer.js';
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
+import { findUserSummary } from '../../db/queries/customer-user.js';
 import {
   findRecoverableUser,
   inspectEmailToken,
@@ -45,12 +46,15 @@ export interface EmailDeps {
 
 /**
  * Sends a verification link to `email` for the user (resend-verification, and sign-up flows that
- * collect an address). Throws MailDeliveryError when the SMTP server does not take the message.
+ * collect an address). The message names the account that asked (the site and the last digits of
+ * its phone). Throws MailDeliveryError when the SMTP server does not take the message.
  */
 export async function sendVerificationEmail(deps: EmailDeps, userId: string, email: string): Promise<void> {
   const ttl = deps.config.EMAIL_VERIFICATION_TTL_SECONDS;
+  const account = await findUserSummary(deps.db.pool, userId);
+  const requester = { site: new URL(deps.config.PUBLIC_ORIGIN).host, phone: account?.phone ?? null };
   await issueEmailLink(deps, { userId, email, purpose: 'VERIFY_EMAIL', ttlSeconds: ttl }, (token) =>
-    verificationEmail(verificationLink(deps.config.PUBLIC_ORIGIN, token), ttl),
+    verificationEmail(verificationLink(deps.config.PUBLIC_ORIGIN, token), ttl, requester),
   );
 }
 

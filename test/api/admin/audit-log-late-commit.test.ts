@@ -31,7 +31,7 @@ describe('audit log: a row committed while a reader pages', () => {
       await late.query(insertRow, ['probe.R', target]);
       await writeRow(target, 'probe.Y');
 
-      const [{ passBegan }] = await app.db.query<{ passBegan: string }>(
+      const [clock] = await app.db.query<{ passBegan: string }>(
         `select to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "passBegan"`,
       );
       const first = await browser.get(`${list}&limit=2`);
@@ -49,7 +49,7 @@ describe('audit log: a row committed while a reader pages', () => {
       // The pass itself never repeats a row; R sorts between Y and X, both already read.
       expect(seen).toEqual(['probe.Y', 'probe.X', 'probe.W']);
 
-      const from = new Date(Date.parse(passBegan!) - 5_000).toISOString();
+      const from = new Date(Date.parse(clock!.passBegan) - 5_000).toISOString();
       const again = await browser.get(`${list}&from=${encodeURIComponent(from)}`);
       expect(again.status, again.text).toBe(200);
       expect(new Set([...seen, ...actions(again)])).toEqual(
