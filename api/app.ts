@@ -15,11 +15,11 @@ import { healthRoutes } from './health.js';
 import { maintenanceGate } from './platform/maintenance-gate.js';
 import { platformState, type PlatformState } from './platform/state.js';
 import { docsRoutes } from './docs.js';
-import { sharePageRoutes } from './web/share-page.js';
+import { sharePageAnswerHeaders, sharePageRoutes } from './web/share-page.js';
 import { shareAnswerHeaders } from './documents/share-routes.js';
 import { jsonBody, knownMethodsOnly, requestLifecycle, responseHeaders } from './http/middleware.js';
 import { buildOpenApi } from './http/openapi.js';
-import { Surface } from './http/route.js';
+import { routerMethodsAt, Surface } from './http/route.js';
 import { registerAdminRoutes } from './admin/index.js';
 import { registerCustomerRoutes } from './customer/index.js';
 import { pwaSignInAnswerHeaders } from './customer/idp/pwa.js';
@@ -96,18 +96,24 @@ export function createApp(deps: AppDeps) {
     },
   );
 
+  const routers = [healthRoutes(context), docsRoutes(openApi), sharePageRoutes()];
+  // What a path answers, for the Allow of a method no route knows.
+  const methodsAt = (path: string) => [
+    ...new Set([
+      ...routers.flatMap((router) => routerMethodsAt(router, path)),
+      ...surfaces.flatMap((surface) => surface.methodsAt(path)),
+    ]),
+  ];
+
   app.use(requestLifecycle(deps.logger));
   app.use(responseHeaders());
   app.use(shareAnswerHeaders(surfaces));
+  app.use(sharePageAnswerHeaders());
   app.use(pwaSignInAnswerHeaders(deps.config, customer.base));
-  app.use(knownMethodsOnly());
+  app.use(knownMethodsOnly(methodsAt));
   app.use(maintenanceGate(context.platform));
   app.use(jsonBody((ctx) => surfaces.some((surface) => surface.leavesBodyUnread(ctx.method, ctx.path))));
-  const health = healthRoutes(context);
-  app.use(health.routes());
-  const docs = docsRoutes(openApi);
-  app.use(docs.routes());
-  app.use(sharePageRoutes().routes());
+  for (const router of routers) app.use(router.routes());
   for (const surface of surfaces) {
     app.use(surface.router.routes());
     app.use(surface.allowedMethods());

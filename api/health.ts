@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { databaseAnswers } from '../db/queries/health.js';
 import type { AppContext } from './app.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './http/errors.js';
 
 /** A dependency that does not answer within this time counts as unavailable. */
 const CHECK_TIMEOUT_MS = 2000;
@@ -8,7 +9,8 @@ const CHECK_TIMEOUT_MS = 2000;
 /**
  * /healthz: the process answers. /readyz: PostgreSQL answers, and Temporal answers for the
  * namespace the API uses (TEMPORAL_NAMESPACE): a server without that namespace, or that refuses
- * it to this client, serves none of the API's workflow calls.
+ * it to this client, serves none of the API's workflow calls. Not ready is 503 with Retry-After, as
+ * every other answer of a dependency that does not answer.
  */
 export function healthRoutes({ db, temporal }: AppContext) {
   const router = new Router({ sensitive: true });
@@ -24,7 +26,7 @@ export function healthRoutes({ db, temporal }: AppContext) {
       return Promise.race([work, expired]).finally(() => clearTimeout(timer));
     };
     const [database, workflows] = await Promise.allSettled([
-      withTimeout(databaseAnswers(db)),
+      withTimeout(databaseAnswers(db, CHECK_TIMEOUT_MS)),
       // Under a deadline, so the client's own retries (about 20 s of them against a server that
       // refuses) end with the check instead of running on after every probe.
       withTimeout(
@@ -39,6 +41,7 @@ export function healthRoutes({ db, temporal }: AppContext) {
     };
     const ready = Object.values(checks).every((value) => value === 'ok');
     ctx.status = ready ? 200 : 503;
+    if (!ready) ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
     ctx.body = { status: ready ? 'ready' : 'not_ready', checks };
   });
   return router;

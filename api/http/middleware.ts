@@ -156,13 +156,17 @@ export function publicCache(ctx: Context, maxAgeSeconds: number) {
 const KNOWN_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /**
- * A method no route answers (TRACE, CONNECT, PROPFIND, ...) is 405 METHOD_NOT_ALLOWED with the
- * methods the service knows, not the router's 501: the method exists, this service refuses it.
+ * A method no route answers (TRACE, CONNECT, PROPFIND, ...) is 405 METHOD_NOT_ALLOWED, not the
+ * router's 501: the method exists, this path refuses it. Its Allow names the methods of the path
+ * (`methodsAt`, as OPTIONS lists them; RFC 9110 15.5.6), and a path no route has is 404 NOT_FOUND
+ * whatever the method.
  */
-export function knownMethodsOnly() {
+export function knownMethodsOnly(methodsAt: (path: string) => string[]) {
   return async (ctx: Context, next: Next) => {
     if (!KNOWN_METHODS.includes(ctx.method)) {
-      ctx.set('Allow', KNOWN_METHODS.join(', '));
+      const allowed = methodsAt(ctx.path);
+      if (allowed.length === 0) throw new Refusal(404, 'NOT_FOUND', 'No such route');
+      ctx.set('Allow', allowed.join(', '));
       throw new Refusal(405, 'METHOD_NOT_ALLOWED', 'This method is not allowed on this path');
     }
     await next();
@@ -175,10 +179,10 @@ const MAX_BODY_BYTES = 64 * 1024;
 export const BODY_METHODS: readonly string[] = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 /**
- * Reads a JSON body (at most 64 KiB, UTF-8) into ctx.request.body; other content types are refused,
- * as is U+0000 or text that is not UTF-8 in the URL. A request for which `unread(ctx)` holds (the
- * payment webhook, which reads nothing of a request) is not checked at all and keeps its body
- * stream untouched.
+ * Reads a JSON body (at most 64 KiB, UTF-8, no content coding) into ctx.request.body; other content
+ * types, charsets and codings are refused, as is U+0000 or text that is not UTF-8 in the URL. A
+ * request for which `unread(ctx)` holds (the payment webhook, which reads nothing of a request) is
+ * not checked at all and keeps its body stream untouched.
  */
 export function jsonBody(unread: (ctx: Context) => boolean = () => false) {
   return async (ctx: Context, next: Next) => {
@@ -279,6 +283,16 @@ async function readJsonBody(ctx: Context): Promise<unknown> {
   // No charset means UTF-8, as does US-ASCII (its subset); any other is refused before a byte is read.
   if (!['', 'utf-8', 'utf8', 'us-ascii'].includes(ctx.request.charset.toLowerCase())) {
     throw new Refusal(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json in UTF-8');
+  }
+  // No content coding is decoded (RFC 9110 8.4.1, 15.5.16): a gzip body, or one in a coding never
+  // heard of, is refused, not read as if its bytes were the JSON; Accept-Encoding names what is taken.
+  if (!['', 'identity'].includes(ctx.get('Content-Encoding').trim().toLowerCase())) {
+    ctx.set('Accept-Encoding', 'identity');
+    throw new Refusal(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Send the body without a content coding (Content-Encoding)',
+    );
   }
   if (length > MAX_BODY_BYTES) throw new Refusal(413, 'PAYLOAD_TOO_LARGE', 'The body is too large');
   const text = utf8Text(await receivedBody(ctx));

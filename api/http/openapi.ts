@@ -218,7 +218,7 @@ export function buildOpenApi(
  * (SERVICE_UNAVAILABLE with Retry-After while PostgreSQL or Temporal does not answer,
  * api/http/unavailable.ts; MAINTENANCE on a write that a maintenance window refuses); every POST,
  * PUT, PATCH and DELETE also 400 for a body that is not JSON in UTF-8, 413 over 64 KiB and 415 for
- * another content type or charset, since the JSON body reader reads the body of each of them (one
+ * another content type, charset or a content coding, since the JSON body reader reads the body of each of them (one
  * that takes no fields included) before its route runs. A route that leaves its request unread (the
  * payment webhook) is not checked at all: 503 only.
  */

@@ -314,18 +314,37 @@ export class Surface {
     const answer = this.router.allowedMethods();
     return async (ctx: Context, next: Next) => {
       await answer(ctx as Parameters<typeof answer>[0], next);
-      const path = ctx.path.replace(/(.)\/$/, '$1');
-      const methods = this.fixedPaths.get(path);
-      if (!methods || !ctx.response.get('Allow')) return;
-      const head = methods.has('GET') && !this.headlessPaths.has(path);
-      ctx.set('Allow', [...(head ? ['HEAD'] : []), ...methods].join(', '));
+      const fixed = this.fixedPathMethods(ctx.path);
+      if (fixed && ctx.response.get('Allow')) ctx.set('Allow', fixed.join(', '));
     };
+  }
+
+  /**
+   * The methods this surface answers on `path`, as its OPTIONS lists them; none when no route of
+   * the surface has the path. The Allow of a method no route of the service knows (PROPFIND).
+   */
+  methodsAt(path: string): string[] {
+    return this.fixedPathMethods(path) ?? routerMethodsAt(this.router, path);
+  }
+
+  /** The methods of a fixed path (HEAD with its GET, unless that route answers no HEAD). */
+  private fixedPathMethods(requestPath: string): string[] | undefined {
+    const path = requestPath.replace(/(.)\/$/, '$1');
+    const methods = this.fixedPaths.get(path);
+    if (!methods) return undefined;
+    const head = methods.has('GET') && !this.headlessPaths.has(path);
+    return [...(head ? ['HEAD'] : []), ...methods];
   }
 
   /** Whether the request is for a route declared with unreadBody (its body must stay unread). */
   leavesBodyUnread(method: string, path: string): boolean {
     return this.unreadBodyRoutes.some((route) => route.method === method && route.path.test(path));
   }
+}
+
+/** The methods the routes of `router` answer on `path` (HEAD with a GET), as its OPTIONS lists them. */
+export function routerMethodsAt(router: Router, path: string): string[] {
+  return [...new Set(router.match(path, 'GET').path.flatMap((layer) => layer.methods))];
 }
 
 /**

@@ -282,7 +282,7 @@ const STATUS_TEXT: Record<number, string> = {
   405: 'This method is not allowed on this path',
   410: 'Gone',
   413: 'The body is larger than 64 KiB (PAYLOAD_TOO_LARGE)',
-  415: 'The body is not application/json, or names a charset other than UTF-8 (UNSUPPORTED_MEDIA_TYPE)',
+  415: 'The body is not application/json, names a charset other than UTF-8, or is sent in a content coding (UNSUPPORTED_MEDIA_TYPE; Accept-Encoding: identity)',
   422: 'Well-formed, but asks for something the rules never allow (errorCode names the rule)',
   429: 'Rate limited',
   503: "Unavailable: switched off, under maintenance, or a dependency (PostgreSQL, Temporal) not answering (SERVICE_UNAVAILABLE or the feature's own *_UNAVAILABLE code, with Retry-After and details.retryAfterSeconds)",

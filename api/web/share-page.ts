@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 import { UUID_PATTERN } from '../http/schemas.js';
 
 const shareDir = join(import.meta.dirname, 'share');
@@ -25,32 +25,42 @@ const PAGE_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function privatePage(ctx: Context): void {
-  ctx.set('Cache-Control', 'private, no-store');
-  ctx.set('X-Robots-Tag', 'noindex, nofollow');
+const SHARE_BASE = '/share';
+
+/**
+ * App-level, before the gates that answer before any route (an unknown method's 405, the body
+ * reader's 400): every answer under /share is private and never indexed, the 404 of a path that
+ * names no grant included.
+ */
+export function sharePageAnswerHeaders() {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (ctx.path === SHARE_BASE || ctx.path.startsWith(`${SHARE_BASE}/`)) {
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.set('X-Robots-Tag', 'noindex, nofollow');
+    }
+    await next();
+  };
 }
 
 /**
  * The share page /share/{grantId} (ARCHITECTURE "Surfaces"): one static HTML page in Arabic and
  * English whose script reads the one-use secret from the URL fragment, previews and accepts the
  * share, then shows (or offers to download) the document. The server never sees the fragment, and
- * the page is the same for every grant: it carries no grant data.
+ * the page is the same for every grant: it carries no grant data. Its private, unindexed headers
+ * are set before (`sharePageAnswerHeaders`).
  */
 export function sharePageRoutes() {
   const router = new Router({ sensitive: true });
   router.get('/share/assets/share.js', (ctx) => {
-    privatePage(ctx);
     ctx.type = 'text/javascript; charset=utf-8';
     ctx.body = pageScript;
   });
   router.get('/share/assets/share.css', (ctx) => {
-    privatePage(ctx);
     ctx.type = 'text/css; charset=utf-8';
     ctx.body = pageStyle;
   });
   router.get('/share/:grantId', (ctx) => {
     if (!UUID_PATTERN.test(ctx.params.grantId ?? '')) return;
-    privatePage(ctx);
     ctx.set('Content-Security-Policy', PAGE_POLICY);
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = pageHtml;

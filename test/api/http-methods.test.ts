@@ -32,17 +32,36 @@ function rawRequest(app: TestApp, method: string, path: string) {
 describe('methods no route answers', () => {
   const app = useTestApp();
 
-  it('answers TRACE and other unknown methods with 405 and the methods the service knows, not 501', async () => {
+  it('answers TRACE and other unknown methods with 405 and the methods of the path, as OPTIONS lists them, not 501', async () => {
+    const id = randomUUID();
     for (const [method, path] of [
       ['TRACE', '/api/cities'],
       ['TRACE', '/dashboard/api/trips'],
       ['PROPFIND', '/api/bookings'],
+      ['PROPFIND', '/api/bookings/round-trip'],
+      ['TRACE', `/api/bookings/${id}/document`],
+      ['PROPFIND', '/dashboard/api/reports'],
     ]) {
       const response = await rawRequest(app, method!, path!);
-      expect(response.status, `${method} ${path}`).toBe(405);
-      expect(response.body.errorCode).toBe('METHOD_NOT_ALLOWED');
-      expect(response.allow).toContain('GET');
+      const options = await app.request(path!, { method: 'OPTIONS' });
+      expect([response.status, response.body.errorCode, response.allow], `${method} ${path}`).toEqual([
+        405,
+        'METHOD_NOT_ALLOWED',
+        options.headers.get('allow'),
+      ]);
     }
+    // RFC 9110 15.5.6: Allow lists what the target supports; /api/cities is read-only.
+    expect((await rawRequest(app, 'TRACE', '/api/cities')).allow).toBe('HEAD, GET');
+    // Paths served beside the surfaces too, and a path no route has is 404 whatever the method.
+    const health = await rawRequest(app, 'PROPFIND', '/healthz');
+    const nowhere = await rawRequest(app, 'PROPFIND', '/api/no-such-route');
+    expect([health.status, health.allow, nowhere.status, nowhere.body.errorCode, nowhere.allow]).toEqual([
+      405,
+      'HEAD, GET',
+      404,
+      'NOT_FOUND',
+      undefined,
+    ]);
   });
 
   it('answers another method on a fixed path with 405, not as the {id} route beside it', async () => {
