@@ -14,6 +14,7 @@ import { pino } from 'pino';
 import { createLogger } from '../config/logger.js';
 import { poolPerApiProcess } from '../config/deployment.js';
 import { loadConfig } from '../config/index.js';
+import { exitOnUncaughtError } from '../config/process-failures.js';
 
 const serverPath = fileURLToPath(new URL('./server.ts', import.meta.url));
 
@@ -21,10 +22,12 @@ const serverPath = fileURLToPath(new URL('./server.ts', import.meta.url));
 const RESTART_PAUSES_MS = [1000, 2000, 4000, 8000, 16_000, 30_000];
 
 function runPrimary(): void {
-  const config = loadConfig();
   // The primary's few lines (start, all listening, a process died) go to stderr at info whatever
   // LOG_LEVEL says: launchers that discard the request log (stdout) wait for "api processes listening".
   const logger = createLogger({ LOG_LEVEL: 'info' }, 'api-primary', pino.destination(2));
+  // Installed first: a setting refused below is a fatal line too.
+  exitOnUncaughtError(logger);
+  const config = loadConfig();
   const listening = new Set<number>();
   let stopping = false;
   /** Every process listened once: the settings work, so a process that fails at start-up later is tried again. */

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { loadConfig, type Config } from '../config/index.js';
-import { createLogger } from '../config/logger.js';
+import { createLogger, type Logger } from '../config/logger.js';
+import { exitOnUncaughtError } from '../config/process-failures.js';
 import { lazyTemporalClient } from '../config/temporal.js';
 import { initDatabase } from '../db/orm.js';
 import { createApp } from './app.js';
@@ -18,8 +19,10 @@ import { startRelayOnceReachable, webhookClient } from './temporal/webhook-clien
 const CLOSE_AFTER_CUT_OFF_MS = 1000;
 
 /** Starts the API; tests call this with port 0 and stop it with the returned function. */
-export async function startWebServer(config: Config = loadConfig()) {
-  const logger = createLogger(config, 'api');
+export async function startWebServer(
+  config: Config = loadConfig(),
+  logger: Logger = createLogger(config, 'api'),
+) {
   // Started while PostgreSQL does not answer (a process replaced during an outage), the process
   // listens all the same: what needs PostgreSQL answers 503 until it is back, with no restart. A
   // wrong setting (a password, TLS) still stops the start.
@@ -40,6 +43,7 @@ export async function startWebServer(config: Config = loadConfig()) {
   const stopRelayStart = startRelayOnceReachable(webhookClient(client, config), logger);
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(config.PORT, config.HOST, () => resolve(listening));
+    outlastBalancerIdleTimeout(listening, config.HTTP_KEEP_ALIVE_SECONDS);
     // What Node answers itself (too large headers, an unreadable request) gets the app's envelope too.
     answerNodeRefusals(listening, logger);
   });
@@ -66,6 +70,18 @@ export async function startWebServer(config: Config = loadConfig()) {
   };
 }
 
+/**
+ * A load balancer keeps its idle connections to the API for its own idle timeout (AWS ALB and nginx
+ * 60 s) and sends the next request on one of them. With Node's default of 5 s the API closed them
+ * first, and a request sent on one as it closed came back 502: the API keeps them `seconds`
+ * (HTTP_KEEP_ALIVE_SECONDS), and its Keep-Alive header says so. headersTimeout stays Node's 60 s:
+ * since Node 18 it runs only while a request's headers arrive, never on an idle connection, so the
+ * advice to raise it above keepAliveTimeout (from Node 12) no longer applies.
+ */
+function outlastBalancerIdleTimeout(server: Server, seconds: number): void {
+  server.keepAliveTimeout = seconds * 1000;
+}
+
 /** Waits for `work`, at most `ms` (whatever it still does then is left to the process's exit). */
 async function within(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -77,7 +93,10 @@ async function within(work: Promise<unknown>, ms: number): Promise<void> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const running = await startWebServer();
+  const config = loadConfig();
+  const logger = createLogger(config, 'api');
+  exitOnUncaughtError(logger);
+  const running = await startWebServer(config, logger);
   // SIGTERM (a deploy, a scale-down) or SIGINT: drain, then exit 0; 1 if requests had to be cut off.
   // A second signal while stopping changes nothing: Ctrl-C reaches api/cluster.ts's processes from
   // the terminal and again from the primary.

@@ -65,6 +65,12 @@ export const ConfigSchema = z
      * default) trusts no header and takes the socket's address, so a client cannot forge its IP.
      */
     TRUSTED_PROXY_HOPS: wholeNumber({ min: 0, max: 10, default: 0 }),
+    /**
+     * How long an API process keeps an idle kept-alive connection open, in seconds: longer than the
+     * load balancer's idle timeout (AWS ALB, nginx upstream keepalive_timeout: 60 s), so the balancer
+     * closes first and never sends a request on a connection the API is closing (a 502).
+     */
+    HTTP_KEEP_ALIVE_SECONDS: wholeNumber({ min: 1, max: 3600, default: 65 }),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /**
      * Log lines a process keeps in memory while nothing reads its standard output (a collector

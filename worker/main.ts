@@ -1,6 +1,7 @@
 import { Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { loadConfig } from '../config/index.js';
 import { createLogger } from '../config/logger.js';
+import { exitOnUncaughtError } from '../config/process-failures.js';
 import { connectTemporalClient } from '../config/temporal.js';
 import { initDatabase } from '../db/orm.js';
 import { bundleWorkflows, createWorker } from './create-worker.js';
@@ -8,6 +9,7 @@ import { ensureSchedules } from './schedules.js';
 
 const config = loadConfig();
 const logger = createLogger(config, 'worker');
+exitOnUncaughtError(logger);
 Runtime.install({
   logger: {
     log: (level, message, meta) =>
