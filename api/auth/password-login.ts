@@ -5,10 +5,10 @@ import type { RequestOrigin } from '../../db/writes/audit.js';
 import { clientKey } from '../http/client-address.js';
 import { Refusal } from '../http/errors.js';
 import {
+  type CountedPoint,
   createFailureLimiter,
   createRateLimiter,
   type FailureLimiter,
-  type RateLimiter,
 } from '../http/rate-limit.js';
 import { requestOrigin } from '../http/request-origin.js';
 import type { OperationDoc, Surface } from '../http/route.js';
@@ -75,7 +75,7 @@ export function registerPasswordLoginRoute<SignedIn>(
   login: PasswordLogin<SignedIn>,
 ): void {
   const path = '/auth/login';
-  const { ipLimit, failures } = passwordSignInLimits(surface, db, path, login.limits);
+  const { giveBackIpPoint, failures } = passwordSignInLimits(surface, db, path, login.limits);
   surface.route({
     ...login.docs,
     method: 'post',
@@ -94,7 +94,7 @@ export function registerPasswordLoginRoute<SignedIn>(
         (error) => error instanceof Refusal && error.status === 401,
       );
       // The attempt was counted against the IP before anything ran; a success gives it back.
-      await ipLimit.giveBack(clientKey(ctx));
+      await giveBackIpPoint(ctx);
       if (login.cookie && login.revokeByToken)
         await endBrowserSession(ctx, login.cookie, login.revokeByToken);
       ok(ctx, login.open(ctx, signedIn));
@@ -107,14 +107,16 @@ export function registerPasswordLoginRoute<SignedIn>(
  * attempts sent together are limited too), and failures per e-mail address from one client IP, both
  * over one window: successful sign-ins never count (the route gives the IP's point back), so an
  * office behind one address signs in all its staff, and guesses from elsewhere cannot lock an account
- * out. Returns both counters, which the route uses once its body is read.
+ * out. The point goes back only to the window it was counted in: a sign-in that outlasts its window
+ * gives the next one nothing. Returns the failures and the give-back, which the route uses once its
+ * body is read.
  */
 function passwordSignInLimits(
   surface: Surface,
   db: Pick<Database, 'pool'>,
   path: string,
   rule: PasswordLogin<unknown>['limits'],
-): { ipLimit: RateLimiter; failures: FailureLimiter } {
+): { giveBackIpPoint: (ctx: Context) => Promise<void>; failures: FailureLimiter } {
   const durationSeconds = rule.windowMinutes * 60;
   const ipLimit = createRateLimiter(
     db,
@@ -129,8 +131,18 @@ function passwordSignInLimits(
       successForgets: true,
     },
   ]);
-  surface.router.post(path, ipLimit.middleware(clientKey));
-  return { ipLimit, failures };
+  const counted = new WeakMap<Context, CountedPoint>();
+  surface.router.post(path, async (ctx, next) => {
+    counted.set(ctx, await ipLimit.consumeRefundable(ctx, clientKey(ctx)));
+    await next();
+  });
+  const giveBackIpPoint = async (ctx: Context) => {
+    const point = counted.get(ctx);
+    // The session is open by now: a give-back the database cannot take leaves the point counted (one
+    // attempt fewer for the IP in that window, never one more) and is logged, not answered.
+    if (point) await ipLimit.refund(point).catch((failure: unknown) => ctx.app.emit('error', failure, ctx));
+  };
+  return { giveBackIpPoint, failures };
 }
 
 /** One browser, one session: a new sign-in ends the session the browser's cookie still names. */

@@ -150,7 +150,8 @@ const sessionRules = (config: Config) =>
 const sendOtpLimits = (config: Config) =>
   `${config.OTP_SEND_PER_IP_PER_HOUR} requests per client IP and ${config.OTP_SEND_PER_PHONE_PER_HOUR} per phone number ` +
   'per hour (429 RATE_LIMITED with Retry-After). A send the SMS provider refused or failed (it answered that it sent ' +
-  'nothing, or could not be reached) does not count against the phone number, only against the client IP; one whose ' +
+  'nothing, or could not be reached), or a number pre-launch mode refused, does not count against the phone number, ' +
+  'only against the client IP; one whose ' +
   'outcome is unknown (a timeout, an unreadable success, a 504, or one after a chat-bot message failed) counts, as ' +
   'the code may have gone out. The SMS provider ' +
   'refusing to send to the number again is 429 RATE_LIMITED too, and both its refusal and its 503 OTP_UNAVAILABLE ' +

@@ -49,13 +49,20 @@ function sessionTokens(session: IssuedSession) {
 }
 
 /**
- * Rethrows a failed send, first giving the phone its point back when nothing was sent (OtpNotSent:
- * the provider answered that it sent nothing). A send whose outcome is unknown (a timeout) stays
- * counted: the SMS may have gone out, and the limit keeps a phone from being flooded.
+ * Whether a failed send sent nothing: the provider answered so (OtpNotSent), or pre-launch mode
+ * refused a real number before any code was made.
+ */
+const nothingSent = (error: unknown) =>
+  error instanceof OtpNotSent || (error instanceof Refusal && error.code === 'PRELAUNCH_PHONE_NOT_ALLOWED');
+
+/**
+ * Rethrows a failed send, first giving the phone its point back when nothing was sent. A send whose
+ * outcome is unknown (a timeout) stays counted: the SMS may have gone out, and the limit keeps a
+ * phone from being flooded.
  */
 function refundWhenNotSent(perPhone: RateLimiter, counted: CountedPoint, { logger }: AppContext) {
   return async (error: unknown): Promise<never> => {
-    if (error instanceof OtpNotSent)
+    if (nothingSent(error))
       await perPhone.refund(counted).catch((failure: unknown) => {
         logger.warn({ err: failure }, 'could not give back the send-otp point of a phone');
       });
@@ -66,7 +73,7 @@ function refundWhenNotSent(perPhone: RateLimiter, counted: CountedPoint, { logge
 function registerSendOtpRoute({ surface, context, docs }: AuthRoutes): void {
   const { config, db } = context;
   const sendPerIp = hourlyLimiter(db, 'otp-send-ip', config.OTP_SEND_PER_IP_PER_HOUR);
-  // A send the provider answered it did not perform gives the phone its point back (not the IP).
+  // A send that sent nothing (refused by the provider or by pre-launch) gives the phone its point back (not the IP).
   const sendPerPhone = hourlyLimiter(db, 'otp-send-phone', config.OTP_SEND_PER_PHONE_PER_HOUR, {
     givesBack: true,
   });

@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context, Middleware } from 'koa';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Database } from '../../db/orm.js';
 import { refundRateLimitPoint } from '../../db/writes/rate-limits.js';
 import { clientKey } from './client-address.js';
 import { tooManyRequests } from './errors.js';
+import { FallbackLimiter } from './fallback-limiter.js';
 import type { Part } from './guarded-route.js';
 import type { RouteSpec, Surface } from './route.js';
 
@@ -30,14 +31,10 @@ export interface RateLimiter {
   /** The same as Koa middleware, keyed by `keyOf(ctx)` (for example the client IP). */
   middleware(keyOf: (ctx: Context) => string): Middleware;
   /**
-   * Gives back the point a request counted for `key` once it turns out not to count (a successful
-   * sign-in): counted first, so requests sent together are limited all the same, and given back after.
-   * Only for a limiter made with `givesBack`.
-   */
-  giveBack(key: string): Promise<void>;
-  /**
-   * Gives back a point once the request it counted turns out not to count (an OTP the provider did
-   * not send): only to the window it was counted in, and never below zero, in one statement, so
+   * Gives back a point once the request it counted turns out not to count (a successful sign-in, an
+   * OTP the provider did not send): counted first, so requests sent together are limited all the
+   * same, and given back only to the window it was counted in (a window that ended meanwhile takes
+   * nothing from the next), never below zero, in one statement, so
    * requests of the same key sent meanwhile are judged either before or after it, never half-way.
    * Only for a limiter made with `givesBack`.
    */
@@ -48,7 +45,8 @@ export interface RateLimiter {
  * Rate limits shared by every API replica: counters live in the unlogged rate_limits table
  * (rate-limiter-flexible's PostgreSQL store on the app's pool). Once a key is over its limit it
  * is refused from memory until its window ends, so a flood costs no database work; should the
- * database fail, an in-process limiter with the same rule keeps limiting.
+ * database fail, an in-process limiter with the same rule keeps limiting (FallbackLimiter: a bounded
+ * number of keys, beyond which new keys are refused).
  *
  * Counters are named by the rule itself (name, points, window): changing a limit starts fresh
  * counters instead of judging old traffic by the new rule. A limiter whose requests may give their
@@ -66,7 +64,6 @@ export function createRateLimiter(
       consume: async () => undefined,
       consumeRefundable: async (_ctx, key) => ({ key, windowEndsAt: 0 }),
       middleware: () => (_ctx, next) => next(),
-      giveBack: async () => undefined,
       refund: async () => undefined,
     };
   }
@@ -83,7 +80,6 @@ export function createRateLimiter(
       await consume(ctx, keyOf(ctx));
       await next();
     },
-    giveBack: (key) => giveBackPoint(limiter, key),
     refund: (point) => refundPoint(db, limiter, rule.points, point),
   };
 }
@@ -104,15 +100,6 @@ function refundPoint(
     slackMs: WINDOW_END_SLACK_MS,
     limit,
   });
-}
-
-/**
- * One point back for `key`. Should its window have ended meanwhile, the reward opens the next one
- * below zero: that window is brought back to zero, so it allows no more than its points.
- */
-async function giveBackPoint(limiter: RateLimiterPostgres, key: string): Promise<void> {
-  const state = await limiter.reward(key, 1);
-  if (state.consumedPoints < 0) await limiter.penalty(key, -state.consumedPoints);
 }
 
 /** One count of failures: at most `points` failures per `durationSeconds` for each key; 0 points turns it off. */
@@ -180,7 +167,9 @@ export function createFailureLimiter(
         await refuseWhenSpent(ctx, counted);
         const result = await attempt().catch(async (error: unknown) => {
           if (failed(error))
-            await Promise.all(counted.map(({ counter, key }) => counter.failures.penalty(key, 1)));
+            await Promise.all(
+              counted.map(({ counter, key }) => counter.failures.penalty(key, 1).catch(refuseWhenLimited)),
+            );
           throw error;
         });
         const forgotten = counted.filter(({ counter }) => counter.rule.successForgets);
@@ -245,13 +234,17 @@ async function consumeOrRefuse(
   ctx: Context,
   key: string,
 ): Promise<CountedPoint> {
-  try {
-    const counted = await limiter.consume(key);
-    return { key, windowEndsAt: Date.now() + counted.msBeforeNext };
-  } catch (rejection) {
-    if (!(rejection instanceof RateLimiterRes)) throw rejection;
-    refuse(rejection.msBeforeNext);
-  }
+  const counted = await limiter.consume(key).catch(refuseWhenLimited);
+  return { key, windowEndsAt: Date.now() + counted.msBeforeNext };
+}
+
+/**
+ * A limiter's refusal (a RateLimiterRes: over the limit, or a key the full in-process fallback cannot
+ * count) as 429 RATE_LIMITED; anything else is rethrown.
+ */
+function refuseWhenLimited(rejection: unknown): never {
+  if (!(rejection instanceof RateLimiterRes)) throw rejection;
+  refuse(rejection.msBeforeNext);
 }
 
 /** 429 RATE_LIMITED; the error writer sets Retry-After from the refusal's retryAfterSeconds. */
@@ -274,11 +267,7 @@ function sharedLimiter(
     points: rule.points,
     duration: rule.durationSeconds,
     inMemoryBlockOnConsumed: blockInMemoryAt,
-    insuranceLimiter: new RateLimiterMemory({
-      keyPrefix,
-      points: rule.points,
-      duration: rule.durationSeconds,
-    }),
+    insuranceLimiter: new FallbackLimiter({ keyPrefix, points: rule.points, duration: rule.durationSeconds }),
   });
 }
 
