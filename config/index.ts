@@ -132,6 +132,8 @@ export const ConfigSchema = z
     HELD_SEATS_MAX_TOTAL: wholeNumber({ min: 0, default: 20 }),
     /** Unpaid live bookings (cash still to pay) one account may have; 0 disables the cap. */
     UNPAID_BOOKINGS_MAX: wholeNumber({ min: 0, default: 3 }),
+    /** Favorite routes one traveller profile may save (POST /favorites); it bounds the stored rows, so never off. */
+    FAVORITES_MAX: wholeNumber({ min: 1, max: 1000, default: 50 }),
     /** POST /api/seat-locks requests per account per hour; 0 disables the limit. */
     SEAT_LOCK_RATE_LIMIT_PER_HOUR: wholeNumber({ min: 0, default: 30 }),
     /** Journey and journey-order hold requests per account per hour; 0 disables the limit. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IdText } from '../http/answer-schemas.js';
 import { NamedRef } from './catalogue.openapi.js';
-import { errorResponses, Instant, UUID_PATTERN } from '../http/schemas.js';
+import { ErrorBody, errorResponses, Instant, UUID_PATTERN } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
 /**
@@ -97,7 +97,10 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Save a favorite route (idempotent)',
     description:
       `${COMMON} ${VALIDATION} A new route answers 201; saving it again answers 200 with alreadySaved: true and the ` +
-      'same favorite (concurrent duplicates also end with one row). 500 FAVORITE_SAVE_FAILED when saving fails.',
+      'same favorite (concurrent duplicates also end with one row), also at the cap. A traveller keeps at most ' +
+      'FAVORITES_MAX (50) routes: a new one past it is 409 FAVORITES_LIMIT_REACHED with details {limit} and nothing ' +
+      'saved (remove one first; concurrent saves of one traveller take turns, so the cap holds). ' +
+      '500 FAVORITE_SAVE_FAILED when saving fails.',
     responses: {
       200: {
         description: 'Already saved',
@@ -108,6 +111,10 @@ export const docs = taggedOperations(TAGS, {
         schema: FavoriteSaved,
       },
       ...CHANGE_ERRORS,
+      409: {
+        description: 'TRAVELER_PROFILE_REQUIRED, or FAVORITES_LIMIT_REACHED (details.limit: FAVORITES_MAX)',
+        schema: ErrorBody,
+      },
     },
   },
   removeFavoriteRoute: {

@@ -7,7 +7,7 @@ import { favoritesOf, removeTravellerFavorite, saveTravellerFavorite } from '../
 import { docs, FavoriteBody, favoriteErrorCode, FavoriteQuery } from './favorites.openapi.js';
 
 /** GET, POST and DELETE /favorites: the signed-in traveller's favorite routes. */
-export function registerFavoriteRoutes(surface: Surface, { db, logger }: AppContext): void {
+export function registerFavoriteRoutes(surface: Surface, { db, logger, config }: AppContext): void {
   const guarded = guardedBy(logger);
 
   surface.route({
@@ -31,7 +31,7 @@ export function registerFavoriteRoutes(surface: Surface, { db, logger }: AppCont
     errorCode: favoriteErrorCode,
     handler: async (ctx, { body }) => {
       const saved = await guarded(ctx, 'FAVORITE_SAVE_FAILED', (userId) =>
-        saveTravellerFavorite(db, userId, body),
+        saveTravellerFavorite(db, userId, body, config.FAVORITES_MAX),
       );
       ctx.status = saved.alreadySaved ? 200 : 201;
       ctx.body = { success: true, alreadySaved: saved.alreadySaved, favorite: saved.favorite };

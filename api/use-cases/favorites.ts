@@ -40,18 +40,27 @@ export async function favoritesOf(db: Database, userId: string): Promise<Favorit
   return listFavorites(db, await passengerOf(db, userId));
 }
 
-/** Saves the route once; saving it again answers the same favorite with alreadySaved. */
+/**
+ * Saves the route once; saving it again answers the same favorite with alreadySaved. A new route
+ * when the profile already holds `limit` (FAVORITES_MAX) is 409 FAVORITES_LIMIT_REACHED.
+ */
 export async function saveTravellerFavorite(
   db: Database,
   userId: string,
   pair: CityPair,
+  limit: number,
 ): Promise<{ favorite: FavoriteRoute; alreadySaved: boolean }> {
   await passengerOf(db, userId);
   await requireCities(db, pair);
   // The write resolves the profile again, locked: a merge meanwhile moves the favorite or is followed.
-  const outcome = await saveFavorite(db, userId, pair);
+  const outcome = await saveFavorite(db, userId, pair, limit);
   if (outcome.kind === 'cityMissing') throw cityNotFound([]);
   if (outcome.kind === 'profileRequired') throw profileRequired();
+  if (outcome.kind === 'limitReached') {
+    throw conflict('FAVORITES_LIMIT_REACHED', 'Remove a favorite route before saving another', {
+      limit: outcome.limit,
+    });
+  }
   return outcome;
 }
 
