@@ -74,6 +74,7 @@ import { Migration20261208020000_booking_seat_order } from './migrations/Migrati
 import { Migration20261208030000_loyalty_booking_index } from './migrations/Migration20261208030000_loyalty_booking_index.js';
 import { Migration20261209000000_name_key } from './migrations/Migration20261209000000_name_key.js';
 import { Migration20261210000000_contact_forms } from './migrations/Migration20261210000000_contact_forms.js';
+import { Migration20261211000000_plate_digits } from './migrations/Migration20261211000000_plate_digits.js';
 
 /** Migrations in the order they apply; each new file is added here. */
 const MIGRATIONS = [
@@ -136,6 +137,7 @@ const MIGRATIONS = [
   Migration20261208030000_loyalty_booking_index,
   Migration20261209000000_name_key,
   Migration20261210000000_contact_forms,
+  Migration20261211000000_plate_digits,
 ];
 
 /** Each migration is recorded (mikro_orm_migrations.name) under its class's name, which is its file's name. */

@@ -295,6 +295,23 @@ export const NAME_LETTER = new RegExp(`(?![${IGNORED_IN_NAMES}])\\p{L}`, 'u');
  */
 export const nameHasLetter = (name: string): boolean => NAME_LETTER.test(nameKey(name));
 
+/** Arabic-Indic (U+0660-0669) and Eastern Arabic-Indic (U+06F0-06F9) digits, as Arabic and Persian keyboards type them. */
+const ARABIC_DIGIT = /[\u0660-\u0669\u06f0-\u06f9]/g;
+
+/**
+ * A bus plate as it is stored and compared: one plate is one bus whatever digits it is typed with
+ * (Syrian plates print the number in both: ١٢٣ is 123) and with or without tatweel (دمـشق is
+ * دمشق); runs of white space become one space, trimmed. Both digit blocks start at a multiple of 16,
+ * so a digit's value is its code point modulo 16.
+ */
+export function plateForm(plate: string): string {
+  return plate
+    .replace(ARABIC_DIGIT, (digit) => String(digit.charCodeAt(0) % 16))
+    .replace(/\u0640/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
 /** Amenities a bus may list (the demo fleet uses the same words). */
 export const BUS_AMENITIES = [
   'AC',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LAYOUT_SCHEMA_VERSION } from '../../domain/seat-layout.js';
-import { BUS_AMENITIES } from '../../domain/trip-planning.js';
+import { BUS_AMENITIES, plateForm } from '../../domain/trip-planning.js';
 import { Email, errorResponses, Pagination, PrintedProse, PrintedText, textRule } from '../http/schemas.js';
 import { DateTime, namedErrorCode, ok, page, Text, UuidOut, WRITE_RULES } from './planning-schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
@@ -137,17 +137,22 @@ export const BusBody = z
   .object({
     plate_number: Text(2, 20)
       // Letters, digits, spaces and dashes only, so no control or bidirectional-override character
-      // reaches a ticket. One plate is one bus whatever the case it is typed in; stored in upper case.
+      // reaches a ticket. One plate is one bus whatever the case, the digits (١٢٣ or 123) and the
+      // tatweel it is typed with: stored in upper case, in ASCII digits, without tatweel (plateForm).
       .regex(PLATE, PLATE_RULE)
       .toUpperCase()
+      .overwrite(plateForm)
       // Checked again as stored: a capital can be longer (ß → SS) or carry a combining mark (ǰ → J̌),
-      // which would store a plate breaking the rule it was checked against as typed.
-      .max(20, 'at most 20 characters once in upper case')
-      .regex(PLATE, `${PLATE_RULE} once in upper case`)
+      // and a plate without its tatweel shorter, which would store a plate breaking the rule it was
+      // checked against as typed.
+      .min(2, 'at least 2 characters as stored')
+      .max(20, 'at most 20 characters as stored')
+      .regex(PLATE, `${PLATE_RULE} as stored`)
       .meta({
         description:
-          '2 to 20 letters, digits, spaces and dashes, stored in upper case, which must keep to the same rule ' +
-          '(ß becomes SS and counts twice; a letter whose capital takes a combining mark is refused)',
+          '2 to 20 letters, digits, spaces and dashes, stored in upper case, with Arabic-Indic digits (٠-٩, ۰-۹) ' +
+          'as 0-9, without tatweel and with one space between words, which must keep to the same rule (ß becomes ' +
+          'SS and counts twice; a letter whose capital takes a combining mark is refused)',
       }),
     // Travellers read it (a trip's bus.model): no control or bidirectional-override characters.
     model: PrintedText(0, 80).default(''),
@@ -231,8 +236,9 @@ export const docs = taggedOperations(TAGS, {
   createBus: {
     summary: 'Add a bus to the fleet',
     description:
-      `${WRITE_RULES} plate_number is stored in upper case and is unique in the company whatever the case it is ` +
-      'typed in (409 BUS_PLATE_TAKEN); amenities come from a fixed list. ' +
+      `${WRITE_RULES} plate_number is stored in upper case, in ASCII digits and without tatweel, and is unique ` +
+      'in the company whatever the case, the digits (Arabic-Indic ١٢٣ or 123) and the tatweel it is typed with ' +
+      '(409 BUS_PLATE_TAKEN); amenities come from a fixed list. ' +
       'With template_id (400 TEMPLATE_NOT_FOUND when unknown) the template becomes its active layout at once; without ' +
       'one the bus takes no trips until a layout is saved active.',
     responses: answers(201, 'The bus', ok(BusLayouts), [400, 401, 403, 409]),

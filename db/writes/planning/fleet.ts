@@ -38,9 +38,12 @@ const plateTaken = () =>
   new PlanningRefusal(409, 'BUS_PLATE_TAKEN', 'The company already has a bus with this plate number');
 
 /**
- * A new bus; its plate comes in upper case (api/dashboard/fleet.openapi.ts BusBody), so the unique
- * (company_id, plate_number) refuses the same plate typed in another case, also by two requests at
- * once. Plates stored before that may be in any case: one of them is found by comparing upper case.
+ * A new bus; its plate comes in the form plates are stored in (api/dashboard/fleet.openapi.ts BusBody:
+ * upper case, ASCII digits, no tatweel: domain/trip-planning.ts plateForm), so the unique
+ * (company_id, plate_number) refuses the same plate typed in another case or with other digits, also
+ * by two requests at once. Plates stored before in other digits or with tatweel were rewritten in that
+ * form (Migration20261211000000_plate_digits); before upper case they may be in any case: one of them
+ * is found by comparing upper case.
  */
 export async function createBus(
   db: Database,
