@@ -23,13 +23,21 @@ export function viewOf(kind: DocumentKind, locale: DocumentLocale, data: Snapsho
   return { kind, locale, data, t: LABELS[locale] };
 }
 
+/**
+ * Text a company or a person typed (the company's name, a city, a pickup point, a reason in words):
+ * in either script whatever the document's language (a pickup point without English text prints its
+ * Arabic in an English document), so laid out in its own direction, from its first letter, beside the
+ * document's: an Arabic line's full stop or leading house number stays at its own end.
+ */
+export const typed = (text: string): SafeHtml => html`<bdi>${text}</bdi>`;
+
 /** The document's title, the company and the reference on top. */
 function documentHead({ locale, data, t, kind }: DocumentView, reference: SafeHtml): SafeHtml {
   const company = locale === 'ar' ? data.company.name_ar : data.company.name_en;
   return html`<header class="document-head">
     <div>
       <h1>${t.titles[kind]}</h1>
-      <div class="company">${company}</div>
+      <div class="company">${typed(company)}</div>
       ${data.company.phone ? html`<div>${t.phone}: <bdi>${data.company.phone}</bdi></div>` : ''}
     </div>
     <div class="reference">${reference}</div>
@@ -109,15 +117,16 @@ export function tripSection({ locale, data, t }: DocumentView): SafeHtml {
     const directions = trip.pickup.directions ? nameIn(locale, trip.pickup.directions) : '';
     rows.push([
       t.pickup,
-      html`${nameIn(locale, trip.pickup.name)}${address ? html`<br />${address}` : ''}${
-        directions ? html`<br /><span class="note">${directions}</span>` : ''
+      html`${typed(nameIn(locale, trip.pickup.name))}${address ? html`<br />${typed(address)}` : ''}${
+        directions ? html`<br /><span class="note">${typed(directions)}</span>` : ''
       }`,
     ]);
   }
   return html`<section>
     <h2>${t.trip}</h2>
     <p class="route">
-      ${nameIn(locale, trip.origin)} ${locale === 'ar' ? '←' : '→'} ${nameIn(locale, trip.destination)}
+      ${typed(nameIn(locale, trip.origin))} ${locale === 'ar' ? '←' : '→'}
+      ${typed(nameIn(locale, trip.destination))}
     </p>
     ${facts(rows)}
   </section>`;
