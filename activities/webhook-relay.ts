@@ -120,9 +120,10 @@ export async function relayStep(deps: ActivityDeps, input: RelayStepInput): Prom
 }
 
 /**
- * The idle loop's connection in pg_stat_activity. A relay run that is terminated learns it at its
- * next heartbeat; until then (at most its waitMs) its loop may still step, which the claims make
- * harmless (each delivery is sent once), and the run's end is seen when no such session is left.
+ * The idle loop's connection in pg_stat_activity. A relay run that is terminated (or cancelled)
+ * learns it when a heartbeat reaches the server (the worker sends one at most every 12 s, 4/5 of
+ * the 15 s heartbeat timeout); until then its loop may still step, which the claims make harmless
+ * (each delivery is sent once), and the run's end is seen when no such session is left.
  */
 export const RELAY_LISTENER_NAME = 'webhook-relay';
 
@@ -134,23 +135,36 @@ export const RELAY_LISTENER_NAME = 'webhook-relay';
  */
 const STEP_GAP_MS = 250;
 
-/** The relay's idle loop: its steps' settings and how long it runs at most. */
+/**
+ * How long the idle loop runs at most when nothing needs a workflow, before it hands back to the
+ * workflow: a handback costs the relay's history about 12 events (two activities and their workflow
+ * tasks), so an idle relay adds them once a minute instead of at every sweep. Well below the
+ * activity's 2 minute startToCloseTimeout, with a step (budget and deadline: about 4 s) to spare.
+ */
+export const RELAY_IDLE_SPAN_MS = 60_000;
+
+/** The relay's idle loop: its steps' settings and how often it sweeps. */
 export interface RelayWaitInput extends Partial<Omit<RelayStepInput, 'started'>> {
-  /** The loop returns after this long: the bound on the lag should a notification be lost. */
+  /**
+   * The loop steps (sweeps) after this long without an announced commit: the bound on the lag
+   * should a notification be lost, or a lease pass. An input without the step's settings only
+   * waits, and returns after this long.
+   */
   waitMs: number;
 }
 
 /**
- * The relay's idle loop: holds LISTEN webhook_outbox for up to `waitMs` and runs the relay's step
- * itself on every announced commit (events dispatched, first attempts sent: database and HTTP work,
- * no workflow), so a busy outbox costs the Temporal server and the relay workflow nothing. Returns
- * once a step finds deliveries that need a webhook-delivery workflow (the workflow's next step
- * answers and starts them), when `waitMs` has passed, when the activity is cancelled, or when
- * PostgreSQL ends its LISTEN session. It steps once after LISTEN, so a commit between the
- * workflow's last step and LISTEN is not missed.
+ * The relay's idle loop: holds LISTEN webhook_outbox and runs the relay's step itself on every
+ * announced commit (events dispatched, first attempts sent: database and HTTP work, no workflow),
+ * and as a sweep once `waitMs` has passed since its last step, so a busy outbox, and an idle one,
+ * cost the Temporal server and the relay workflow nothing. Returns once a step finds deliveries
+ * that need a webhook-delivery workflow (the workflow's next step answers and starts them), after
+ * RELAY_IDLE_SPAN_MS, when the activity is cancelled, or when PostgreSQL ends its LISTEN session.
+ * It steps once after LISTEN, so a commit between the workflow's last step and LISTEN is not missed.
  *
  * An input without the step's settings (an activity a relay run scheduled before the loop existed)
- * only waits, as it did then: it returns once an announced commit (or the first look) finds work.
+ * only waits, as it did then: it returns once an announced commit (or the first look) finds work,
+ * or after `waitMs`.
  */
 async function relayWhileIdle(deps: ActivityDeps, input: RelayWaitInput): Promise<void> {
   const { limit, concurrency, leaseMs, budgetMs, attemptMs, perCompany } = input;
@@ -197,10 +211,12 @@ async function relayWhileIdle(deps: ActivityDeps, input: RelayWaitInput): Promis
       wake();
     });
     await listener.query('LISTEN webhook_outbox');
-    const until = Date.now() + input.waitMs;
+    const until = Date.now() + (settings ? Math.max(input.waitMs, RELAY_IDLE_SPAN_MS) : input.waitMs);
     let lastStep = 0;
+    // The next sweep (a step with no announced commit): none for an input without the settings.
+    const sweepAt = () => (settings ? lastStep + input.waitMs : until);
     while (!stopped && !lost && Date.now() < until) {
-      if (announced) {
+      if (announced || Date.now() >= sweepAt()) {
         const gap = lastStep + STEP_GAP_MS - Date.now();
         if (gap > 0) await pause(gap);
         announced = false;
@@ -213,7 +229,7 @@ async function relayWhileIdle(deps: ActivityDeps, input: RelayWaitInput): Promis
         continue;
       }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, until - Date.now());
+        const timer = setTimeout(resolve, Math.min(until, sweepAt()) - Date.now());
         wake = () => {
           clearTimeout(timer);
           resolve();
@@ -270,8 +286,9 @@ export function createWebhookRelayActivities(deps: ActivityDeps) {
 
     /**
      * The relay's wait when its step found nothing to do (relayWhileIdle): it steps on each
-     * committed outbox event itself and hands back to the workflow only when workflows are to be
-     * started, or after waitMs, so a lost notification (or a lease that passes) costs at most waitMs.
+     * committed outbox event itself, and sweeps every waitMs, so a lost notification (or a lease
+     * that passes) costs at most waitMs; it hands back to the workflow only when workflows are to
+     * be started, or after RELAY_IDLE_SPAN_MS.
      */
     async awaitWebhookOutbox(input: RelayWaitInput): Promise<void> {
       await relayWhileIdle(deps, input);

@@ -31,8 +31,8 @@ export interface WebhookOutboxInput {
   /** Handed to every delivery workflow it starts, until a retryPlanSignal brings another. */
   retry: RetryPlan;
   /**
-   * How long the idle loop runs before it hands back to the workflow: the bound on the lag should a
-   * notification be lost, and on how long a terminated relay's loop may still step.
+   * How often the idle loop steps (sweeps) when no commit is announced: the bound on the lag should
+   * a notification be lost. The loop hands back to the workflow after RELAY_IDLE_SPAN_MS (60 s).
    */
   waitMs: number;
   /** Outbox events per claim; delivery workflows started per step. */
@@ -58,8 +58,8 @@ export interface WebhookOutboxInput {
  * pool queues them; at most 16 of one company's, and each ends within 2 s: the activity's
  * RELAY_FIRST_ATTEMPTS); a 60 s lease covers an attempt with room; a step claims for 2 s at most,
  * so a retry's workflow starts at most about 4 s (2 s plus the attempts in flight) after its
- * attempt; the idle loop hands back every 2 s (one step and one wait a run of 2 s when nothing
- * happens).
+ * attempt; the idle loop sweeps every 2 s itself and hands back after 60 s (one step and one wait a
+ * minute in the relay's history when nothing happens).
  */
 export const WEBHOOK_RELAY_DEFAULTS = {
   waitMs: 2_000,

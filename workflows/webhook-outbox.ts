@@ -63,11 +63,12 @@ function startsOf(deliveries: DeliveryToStart[], retry: RetryPlan) {
  * the deliveries that need a workflow (retries); the relay starts one webhook-delivery workflow for
  * each and the next step marks them started, so a crash in between only starts them again (a
  * running one is kept). A step that did nothing is followed by the idle loop (awaitWebhookOutbox),
- * which steps itself on each committed event and hands back only when workflows are to be started
- * or waitMs has passed, so a busy outbox adds no events to this history. After STEPS_PER_RUN
- * steps it continues as new, handing over the ids still to mark. The retry plan it hands to the
- * delivery workflows is its input's until an API process signals its own (retryPlanSignal, at the
- * process's start): that one from then on, and on to the next run.
+ * which steps itself on each committed event (and sweeps every waitMs) and hands back only when
+ * workflows are to be started or after RELAY_IDLE_SPAN_MS (60 s), so a busy or idle outbox adds
+ * (almost) no events to this history. After STEPS_PER_RUN steps it continues as new, handing over
+ * the ids still to mark. The retry plan it hands to the delivery workflows is its input's until an
+ * API process signals its own (retryPlanSignal, at the process's start): that one from then on, and
+ * on to the next run.
  */
 export async function webhookOutbox(input: WebhookOutboxInput): Promise<void> {
   const settings = {
