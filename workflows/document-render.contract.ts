@@ -26,10 +26,12 @@ export function renderSearchAttributes(snapshot: {
   kind: SnapshotKind;
   companyId: string;
   bookingId: string;
+  /** The booking's journey, when the snapshot's booking is a booking row. */
+  journeyId?: string | null;
 }): SearchAttributePair[] {
   return processSearchAttributes({
     companyIds: [snapshot.companyId],
-    bookingId: snapshot.kind === 'REPORT' ? undefined : snapshot.bookingId,
+    bookingIds: snapshot.kind === 'REPORT' ? [] : [snapshot.bookingId, snapshot.journeyId],
     status: 'RENDERING' satisfies RenderPhase,
   });
 }

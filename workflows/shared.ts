@@ -15,22 +15,29 @@ export const SearchAttribute = {
 
 /**
  * Typed keys of the search attributes operators filter by in the Temporal UI, the same for every
- * process: the companies and the booking it concerns, and its phase.
+ * process: the companies and the bookings it concerns, and its phase. BookingId is a keyword list of
+ * every id a booking is known by (its scope's order or journey id, its journeys' ids, its booking
+ * rows' ids), so `BookingId = '<any of them>'` finds every process of that booking.
  */
 export const searchAttributeKeys = {
   companyIds: defineSearchAttributeKey(SearchAttribute.CompanyId, SearchAttributeType.KEYWORD_LIST),
-  bookingId: defineSearchAttributeKey(SearchAttribute.BookingId, SearchAttributeType.KEYWORD),
+  bookingIds: defineSearchAttributeKey(SearchAttribute.BookingId, SearchAttributeType.KEYWORD_LIST),
   processStatus: defineSearchAttributeKey(SearchAttribute.ProcessStatus, SearchAttributeType.KEYWORD),
 };
 
-/** A process's search attributes as it starts: its companies, its booking (when it has one), its phase. */
+/**
+ * A process's search attributes as it starts: its companies, the ids of its booking (when it has
+ * one; missing ones left out, each once), its phase.
+ */
 export function processSearchAttributes(process: {
   companyIds: string[];
-  bookingId?: string;
+  bookingIds?: (string | null | undefined)[];
   status: string;
 }): SearchAttributePair[] {
-  const booking: SearchAttributePair[] =
-    process.bookingId === undefined ? [] : [{ key: searchAttributeKeys.bookingId, value: process.bookingId }];
+  const bookingIds = [...new Set((process.bookingIds ?? []).filter((id): id is string => !!id))];
+  const booking: SearchAttributePair[] = bookingIds.length
+    ? [{ key: searchAttributeKeys.bookingIds, value: bookingIds }]
+    : [];
   return [
     { key: searchAttributeKeys.companyIds, value: process.companyIds },
     ...booking,

@@ -63,14 +63,18 @@ export interface WebhookDeliveryResult {
 /** ProcessStatus values of a delivery. */
 export type DeliveryPhase = DeliveryStatus | 'RETRY_WAIT';
 
-/** What operators filter a new delivery by in the Temporal UI: its company, its booking, PENDING. */
+/**
+ * What operators filter a new delivery by in the Temporal UI: its company, its booking's ids (the
+ * booking row's and its journey's, when known), PENDING.
+ */
 export function deliverySearchAttributes(delivery: {
   companyId: string;
   bookingId: string;
+  journeyId?: string | null;
 }): SearchAttributePair[] {
   return processSearchAttributes({
     companyIds: [delivery.companyId],
-    bookingId: delivery.bookingId,
+    bookingIds: [delivery.bookingId, delivery.journeyId],
     status: 'PENDING',
   });
 }

@@ -51,6 +51,8 @@ export interface StartContext {
   scope: ConfirmationScope;
   ownerUserId: string;
   companyIds: string[];
+  /** Every id of the scope's booking (db/queries/process-ids.ts): its BookingId search attribute. */
+  processIds: string[];
   /** The companies whose decision is awaited and the time each has left. */
   awaiting: AwaitedDecision[];
 }
@@ -69,13 +71,14 @@ export function journeyConfirmationClient(
   config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TIME_SCALE'>,
   wakeLeadMs = DECISION_WAKE_LEAD_MS,
 ) {
-  const startOptions = (input: JourneyConfirmationInput) => ({
+  // BookingId: the scope's id and, when the caller knows them, its journeys' and booking rows' ids.
+  const startOptions = (input: JourneyConfirmationInput, processIds: string[] = []) => ({
     workflowId: confirmationWorkflowId(input.scope),
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     args: [input] as [JourneyConfirmationInput],
     typedSearchAttributes: processSearchAttributes({
       companyIds: input.companyIds,
-      bookingId: input.scope.id,
+      bookingIds: [input.scope.id, ...processIds],
       status: 'REQUESTED',
     }),
     memo: { ownerUserId: input.ownerUserId, scopeKind: input.scope.kind },
@@ -110,7 +113,7 @@ export function journeyConfirmationClient(
           START_FAILURE_ANSWERS,
           () =>
             temporal.workflow.start(JOURNEY_CONFIRMATION_WORKFLOW, {
-              ...startOptions(input),
+              ...startOptions(input, start.processIds),
               workflowIdConflictPolicy: 'USE_EXISTING',
               ...(delay > 0 ? { startDelay: delay } : {}),
             }),

@@ -59,14 +59,17 @@ export function shareGrantClient(temporal: Client, config: Pick<Config, 'TEMPORA
   const grants = processCalls(temporal, SHARE_ANSWERS, config.TEMPORAL_TASK_QUEUE);
 
   return {
-    /** Starts share-grant/{grantId} and creates the grant's row in one call (update-with-start). */
-    open(input: ShareGrantInput): Promise<OpenResult> {
+    /**
+     * Starts share-grant/{grantId} and creates the grant's row in one call (update-with-start);
+     * operators find it under the booking's id and its journey's (BookingId).
+     */
+    open(input: ShareGrantInput, journeyId?: string | null): Promise<OpenResult> {
       return grants.start(openUpdate, `open:${input.grantId}`, {
         workflowType: SHARE_GRANT_WORKFLOW,
         workflowId: workflowIds.shareGrant(input.grantId),
         input,
         conflictPolicy: 'USE_EXISTING',
-        process: { companyIds: [input.companyId], bookingId: input.bookingId },
+        process: { companyIds: [input.companyId], bookingIds: [input.bookingId, journeyId] },
         memo: {
           documentKind: input.documentKind,
           presentation: input.presentation,

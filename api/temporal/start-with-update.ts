@@ -11,8 +11,8 @@ export interface ProcessStart {
   input: unknown;
   /** FAIL: a running process refuses a second start; USE_EXISTING: the Update goes to the running one. */
   conflictPolicy: 'FAIL' | 'USE_EXISTING';
-  /** The CompanyId (and BookingId) search attributes; ProcessStatus starts as NEW. */
-  process: { companyIds: string[]; bookingId?: string };
+  /** The CompanyId (and BookingId: the booking's ids) search attributes; ProcessStatus starts as NEW. */
+  process: { companyIds: string[]; bookingIds?: (string | null | undefined)[] };
   memo: Record<string, unknown>;
 }
 

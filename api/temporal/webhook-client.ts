@@ -53,8 +53,11 @@ export function webhookClient(temporal: Client, config: WebhookConfig) {
      * would close without an attempt, and the delivery stay PENDING for good. Should the relay have started the reopened delivery a moment
      * before, its run is replaced too (the receiver may then get it twice, with one Webhook-Id).
      */
-    async redeliver(delivery: Omit<WebhookDeliveryInput, 'trigger' | 'retry'>): Promise<void> {
-      const input: WebhookDeliveryInput = { ...delivery, trigger: 'MANUAL', retry: retryPlanOf(config) };
+    async redeliver(
+      delivery: Omit<WebhookDeliveryInput, 'trigger' | 'retry'> & { journeyId?: string | null },
+    ): Promise<void> {
+      const { journeyId: _journeyId, ...delivered } = delivery;
+      const input: WebhookDeliveryInput = { ...delivered, trigger: 'MANUAL', retry: retryPlanOf(config) };
       await temporal.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
         workflowId: workflowIds.webhookDelivery(delivery.deliveryId),
         taskQueue: config.TEMPORAL_TASK_QUEUE,

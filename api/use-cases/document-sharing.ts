@@ -115,18 +115,21 @@ export async function issueShare(
   const grantId = randomUUID();
   // A company user is checked again as the grant is written (the document was rendered since).
   const member = issuerMember(issuer, request.documentKind);
-  const opened = await sharing.workflow.open({
-    grantId,
-    bookingId: booking.id,
-    companyId: booking.companyId,
-    documentKind: request.documentKind,
-    presentation: request.presentation,
-    issuer: actorOf(issuer),
-    secretHash: hashSecret(secret),
-    linkMilliseconds: sharing.linkMilliseconds,
-    sessionMilliseconds: sharing.sessionMilliseconds,
-    ...(member ? { member } : {}),
-  });
+  const opened = await sharing.workflow.open(
+    {
+      grantId,
+      bookingId: booking.id,
+      companyId: booking.companyId,
+      documentKind: request.documentKind,
+      presentation: request.presentation,
+      issuer: actorOf(issuer),
+      secretHash: hashSecret(secret),
+      linkMilliseconds: sharing.linkMilliseconds,
+      sessionMilliseconds: sharing.sessionMilliseconds,
+      ...(member ? { member } : {}),
+    },
+    booking.journeyId,
+  );
   return { grantId, url: `/share/${grantId}#token=${secret}`, expiresAt: opened.linkExpiresAt };
 }
 

@@ -53,11 +53,12 @@ export function confirmWithoutWorkflow(
 ): Promise<IdempotentAnswer> {
   const { timeScale, caps, transfer } = deps.settings;
   const input = { ...request, timeScale, caps, transfer };
-  return confirmDirect(deps.db, input, deps.settings.signing, async (outcome, companyIds) => {
+  return confirmDirect(deps.db, input, deps.settings.signing, async (outcome, companyIds, processIds) => {
     await deps.workflow.awaitDecisions({
       scope: request.scope,
       ownerUserId: request.ownerUserId,
       companyIds,
+      processIds,
       awaiting: outcome.awaiting,
     });
   });

@@ -139,6 +139,7 @@ export async function redeliver(
     deliveryId,
     companyId: actor.companyId,
     bookingId: reopened.reopened.bookingId,
+    journeyId: reopened.reopened.journeyId,
     subscriptionId,
     event: reopened.reopened.event,
   });

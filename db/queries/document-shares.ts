@@ -21,10 +21,13 @@ export const epochMs = (column: string) => `(extract(epoch from ${column}) * 100
 /** The facts of a booking that decide who may share its documents. */
 export interface ShareableBooking extends SharedBookingFacts {
   id: string;
+  /** The booking's journey (null for a booking made before journeys). */
+  journeyId: string | null;
 }
 
 interface ShareableBookingRow {
   id: string;
+  journey_id: string | null;
   company_id: string;
   owner_user_id: string | null;
   passenger_id: string | null;
@@ -33,12 +36,12 @@ interface ShareableBookingRow {
 }
 
 const toShareableBooking = (row: ShareableBookingRow): ShareableBooking =>
-  camelFields(row, ['id', 'company_id', 'owner_user_id', 'passenger_id', 'driver_id']);
+  camelFields(row, ['id', 'journey_id', 'company_id', 'owner_user_id', 'passenger_id', 'driver_id']);
 
 /** The booking `bookingId` names (its row's id, or its journey's: bookingNamedBy), as the document routes read it. */
 export async function shareableBooking(db: Database, bookingId: string): Promise<ShareableBooking | null> {
   const [row] = await db.query<ShareableBookingRow>(
-    `select b.id, b.company_id, b.owner_user_id, b.passenger_id, t.driver_id
+    `select b.id, b.journey_id, b.company_id, b.owner_user_id, b.passenger_id, t.driver_id
        from bookings b join trips t on t.id = b.trip_id
       where ${bookingNamedBy('$1')}`,
     [bookingId],

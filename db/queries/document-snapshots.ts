@@ -67,6 +67,8 @@ export interface SnapshotSubject {
   locale: DocumentLocale;
   /** The booking; for a REPORT, the report export. */
   bookingId: string;
+  /** The booking's journey (null for a REPORT or a booking made before journeys). */
+  journeyId: string | null;
   companyId: string;
 }
 
@@ -74,13 +76,23 @@ export async function loadSnapshotSubject(
   runner: SqlRunner,
   snapshotId: string,
 ): Promise<SnapshotSubject | null> {
-  const [row] = await rowsOf<Pick<SnapshotRow, 'kind' | 'locale' | 'booking_id' | 'company_id'>>(
+  const [row] = await rowsOf<
+    Pick<SnapshotRow, 'kind' | 'locale' | 'booking_id' | 'company_id'> & { journey_id: string | null }
+  >(
     runner,
-    `select kind, locale, booking_id, company_id from document_snapshots where id = $1`,
+    `select s.kind, s.locale, s.booking_id, s.company_id, b.journey_id
+       from document_snapshots s left join bookings b on b.id = s.booking_id and s.kind <> 'REPORT'
+      where s.id = $1`,
     [snapshotId],
   );
   return row
-    ? { kind: row.kind, locale: row.locale, bookingId: row.booking_id, companyId: row.company_id }
+    ? {
+        kind: row.kind,
+        locale: row.locale,
+        bookingId: row.booking_id,
+        journeyId: row.journey_id,
+        companyId: row.company_id,
+      }
     : null;
 }
 

@@ -343,6 +343,8 @@ export interface DeliveryToStart {
   deliveryId: string;
   companyId: string;
   bookingId: string;
+  /** The booking's journey (BookingId lists both); absent from answers recorded by older code. */
+  journeyId?: string | null;
   subscriptionId: string;
   event: WebhookEvent;
   /** Set when the relay's own first attempt asked for a retry: the workflow waits before its attempt. */
@@ -358,20 +360,23 @@ export async function unstartedDeliveries(db: Database, limit: number): Promise<
     id: string;
     company_id: string;
     booking_id: string;
+    journey_id: string | null;
     subscription_id: string;
     event: WebhookEvent;
     route: DeliveryRoute;
     attempts: number;
     retry_after_ms: number | null;
   }>(
-    `select id, company_id, booking_id, subscription_id, event, route, attempts, retry_after_ms from webhook_deliveries
-     where workflow_started_at is null and status = 'PENDING' and route <> 'RELAY' order by created_at limit $1`,
+    `select d.id, d.company_id, d.booking_id, b.journey_id, d.subscription_id, d.event, d.route, d.attempts, d.retry_after_ms
+     from webhook_deliveries d left join bookings b on b.id = d.booking_id
+     where d.workflow_started_at is null and d.status = 'PENDING' and d.route <> 'RELAY' order by d.created_at limit $1`,
     [limit],
   );
   return rows.map((row) => ({
     deliveryId: row.id,
     companyId: row.company_id,
     bookingId: row.booking_id,
+    journeyId: row.journey_id,
     subscriptionId: row.subscription_id,
     event: row.event,
     ...(row.route === 'RETRY'

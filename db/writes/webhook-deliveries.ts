@@ -340,7 +340,7 @@ export async function reopenDelivery(
     closedRun?: string;
   },
 ): Promise<
-  | { reopened: { bookingId: string; event: string } }
+  | { reopened: { bookingId: string; journeyId: string | null; event: string } }
   | { refused: 'NOT_FOUND' | 'SUBSCRIPTION_DISABLED' }
   | { refused: 'EVENT_UNSUBSCRIBED'; event: string }
   | { refused: 'DELIVERY_IN_PROGRESS'; startedAt: string | null }
@@ -358,12 +358,13 @@ export async function reopenDelivery(
       status: DeliveryStatus;
       subscription_status: string;
       booking_id: string;
+      journey_id: string | null;
       event: string;
       event_subscribed: boolean;
       started_at: string | null;
     }>(
       `select d.status, s.status as subscription_status, d.booking_id, d.event, d.event = any(s.events) as event_subscribed,
-              d.workflow_started_at::text as started_at
+              d.workflow_started_at::text as started_at, (select journey_id from bookings where id = d.booking_id) as journey_id
        from webhook_deliveries d join webhook_subscriptions s on s.id = d.subscription_id
        where d.id = $1 and d.subscription_id = $2 and s.company_id = $3 and s.status <> 'DELETED'`,
       [scope.deliveryId, scope.subscriptionId, scope.companyId],
@@ -381,6 +382,6 @@ export async function reopenDelivery(
        where id = $1`,
       [scope.deliveryId],
     );
-    return { reopened: { bookingId: row.booking_id, event: row.event } };
+    return { reopened: { bookingId: row.booking_id, journeyId: row.journey_id, event: row.event } };
   });
 }

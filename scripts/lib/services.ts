@@ -5,11 +5,13 @@ import { createConnection } from 'node:net';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { startPrefixed, waitFor, type Managed } from './processes.js';
+import { alignSearchAttributes } from './search-attributes.js';
 
 export const projectRoot = resolve(import.meta.dirname, '..', '..');
 export const dataDir = join(projectRoot, '.data');
 
-export const SEARCH_ATTRIBUTES = ['CompanyId=KeywordList', 'BookingId=Keyword', 'ProcessStatus=Keyword'];
+/** BookingId is a keyword list: every id of a booking (workflows/shared.ts searchAttributeKeys). */
+export const SEARCH_ATTRIBUTES = ['CompanyId=KeywordList', 'BookingId=KeywordList', 'ProcessStatus=Keyword'];
 
 export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolvePromise) => {
@@ -212,7 +214,9 @@ export function temporalBinary(): string {
 
 /**
  * Starts `temporal server start-dev` with the custom search attributes registered. With a
- * dbFile, state persists in SQLite (WAL); without one it lives in memory (test runs).
+ * dbFile, state persists in SQLite (WAL), and an attribute an older checkout registered with
+ * another type is registered again with its own (alignSearchAttributes); without one it lives in
+ * memory (test runs).
  */
 export async function startTemporal(options: {
   port: number;
@@ -250,5 +254,12 @@ export async function startTemporal(options: {
   }
   const temporal = startPrefixed('temporal', temporalBinary(), args);
   await waitFor('Temporal dev server', () => portOpen(options.port), 60_000);
+  if (options.dbFile) {
+    const address = `127.0.0.1:${options.port}`;
+    await waitFor('Temporal search attributes', async () => {
+      await alignSearchAttributes(temporalBinary(), address, SEARCH_ATTRIBUTES);
+      return true;
+    });
+  }
   return temporal;
 }

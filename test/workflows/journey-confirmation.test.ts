@@ -290,11 +290,18 @@ describe('journey confirmation: company decisions', () => {
     const described = await app.temporal.workflow
       .getHandle(workflowIds.journeyConfirmation(journeyId))
       .describe();
+    // BookingId: the journey's id and its booking rows' (the ids the dashboard and webhooks name).
+    const bookingIds = [
+      await bookingOf(app, journeyId, first.companyId),
+      await bookingOf(app, journeyId, second.companyId),
+    ];
     expect(described.searchAttributes).toMatchObject({
       CompanyId: [first.companyId, second.companyId].sort(),
-      BookingId: [journeyId],
       ProcessStatus: ['REQUESTED'],
     });
+    expect([...(described.searchAttributes.BookingId as string[])].sort()).toEqual(
+      [journeyId, ...bookingIds].sort(),
+    );
     expect(described.memo).toMatchObject({ scopeKind: 'JOURNEY' });
   });
 });

@@ -790,7 +790,15 @@ describe('webhook first attempts from the relay (full stack)', () => {
     const workflow = workflowOf(row!.id);
     expect(await workflow.result()).toEqual({ status: 'DELIVERED', attempts: 1 });
     const described = await workflow.describe();
-    expect(described.typedSearchAttributes.get(searchAttributeKeys.bookingId)).toBe(booking.id);
+    // Found by the booking row's id (the webhook body's booking_id) and by its journey's.
+    const [journey] = await app.db.query<{ journey_id: string }>(
+      'select journey_id from bookings where id = $1',
+      [booking.id],
+    );
+    expect(described.typedSearchAttributes.get(searchAttributeKeys.bookingIds)).toEqual([
+      booking.id,
+      journey!.journey_id,
+    ]);
     expect(described.typedSearchAttributes.get(searchAttributeKeys.companyIds)).toEqual([companyId]);
     expect(described.typedSearchAttributes.get(searchAttributeKeys.processStatus)).toBe('DELIVERED');
     expect(receiver.requests.map((request) => request.deliveryId)).toEqual([row!.id, row!.id]);

@@ -1,5 +1,6 @@
 import type { JourneyTravellers } from '../../../domain/journey-confirmation.js';
 import { readConfirmationProjection } from '../../queries/journeys.js';
+import { confirmationProcessIds } from '../../queries/process-ids.js';
 import type { Database } from '../../orm.js';
 import type { SigningOptions } from '../boarding-credentials.js';
 import {
@@ -9,8 +10,8 @@ import {
   type IdempotentAnswer,
 } from '../idempotency.js';
 import { withDeadlockRetry } from '../../pg-errors.js';
-import { confirmLocked, type ConfirmInput, type ConfirmOptions } from './confirm.js';
-import { lockScopeTrips } from './outcome.js';
+import { confirmLocked, type ConfirmInput } from './confirm.js';
+import { lockScopeTrips, type ConfirmOutcome } from './outcome.js';
 import { journeyTransaction, lockScope, serialRows } from './scope.js';
 
 /** What the request's checks let through: a stored answer to give again, or the confirm to run. */
@@ -43,14 +44,15 @@ export interface DirectConfirmInput extends Omit<ConfirmInput, 'holdBatchId' | '
  * ALREADY_CONFIRMED: of concurrent confirms exactly one acts. A REQUESTED outcome runs
  * `onRequested` (the start of the decision workflow) alongside the answer's read and store, and the
  * transaction commits only once it has succeeded, so a scope is never REQUESTED without its
- * deadline being enforced. A refusal rolls everything back; the caller
- * stores it when it is final.
+ * deadline being enforced. `onRequested` is also given every id of the scope's booking (its own,
+ * its journeys', their booking rows', written by then): the process's BookingId. A refusal rolls
+ * everything back; the caller stores it when it is final.
  */
 export async function confirmDirect(
   db: Database,
   input: DirectConfirmInput,
   signing: SigningOptions,
-  onRequested: NonNullable<ConfirmOptions['onRequested']>,
+  onRequested: (outcome: ConfirmOutcome, companyIds: string[], processIds: string[]) => Promise<void>,
 ): Promise<IdempotentAnswer> {
   // Run again on a deadlock, as inTripLockedScope: it can only come at a lock, before the workflow's start.
   return withDeadlockRetry(() =>
@@ -67,10 +69,10 @@ export async function confirmDirect(
         const locked = await lockScope(client, input.scope);
         await confirmLocked(client, locked, { ...input, ...admission }, signing, {
           consumedIsRefused: true,
-          onRequested: (outcome, companyIds) => {
-            started = onRequested(outcome, companyIds);
+          onRequested: async (outcome, companyIds) => {
+            const processIds = await confirmationProcessIds(client, input.scope);
+            started = onRequested(outcome, companyIds, processIds);
             started.catch(() => undefined);
-            return Promise.resolve();
           },
         });
       }

@@ -511,7 +511,12 @@ describe('document shares: one-use link, recipient session, document', () => {
       () => handle.describe(),
       (value) => value.searchAttributes.ProcessStatus?.[0] === 'ACCEPTED',
     );
-    expect(description.searchAttributes.BookingId).toEqual([bookingId]);
+    const [row] = await app.db.query<{ journey_id: string }>(
+      'select journey_id from bookings where id = $1',
+      [bookingId],
+    );
+    // The booking row's id and its journey's: either finds the grant's process.
+    expect(description.searchAttributes.BookingId).toEqual([bookingId, row!.journey_id]);
     expect(description.searchAttributes.CompanyId).toEqual([fixture.companyId]);
     expect(description.searchAttributes.ProcessStatus).toEqual(['ACCEPTED']);
   });

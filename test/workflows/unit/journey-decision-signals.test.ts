@@ -53,6 +53,7 @@ async function confirmRequested(
     scope,
     ownerUserId,
     companyIds: awaiting.map(([companyId]) => companyId),
+    processIds: [],
     awaiting: awaiting.map(([companyId, remainingMilliseconds]) => ({ companyId, remainingMilliseconds })),
   });
   const handle = client.workflow.getHandle(workflowIds.journeyConfirmation(scope.id));

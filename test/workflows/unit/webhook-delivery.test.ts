@@ -147,6 +147,7 @@ describe('webhookOutbox relay (stubbed activities)', () => {
       deliveryId: randomUUID(),
       companyId: randomUUID(),
       bookingId: randomUUID(),
+      journeyId: randomUUID(),
       subscriptionId: randomUUID(),
       event: 'booking.created' as const,
     };
@@ -198,7 +199,11 @@ describe('webhookOutbox relay (stubbed activities)', () => {
       }
       expect(await child.result()).toEqual({ status: 'DELIVERED', attempts: 1 });
       const described = await child.describe();
-      expect(described.typedSearchAttributes.get(searchAttributeKeys.bookingId)).toBe(delivery.bookingId);
+      // Found by the booking row's id and by its journey's.
+      expect(described.typedSearchAttributes.get(searchAttributeKeys.bookingIds)).toEqual([
+        delivery.bookingId,
+        delivery.journeyId,
+      ]);
       expect(described.typedSearchAttributes.get(searchAttributeKeys.companyIds)).toEqual([
         delivery.companyId,
       ]);
