@@ -23,6 +23,19 @@ describe('printableName (a name from outside, held to the typed rule)', () => {
     expect(printableName('')).toBe('');
   });
 
+  it('is empty when no letter is left: marks, tatweel and invisible characters print nothing', () => {
+    for (const raw of [
+      '\u200F',
+      '\u200B \u200B',
+      '\u0640\u0640',
+      '\u064B\u064E\u0652',
+      '\u200F\u0640\u064E',
+      '\uFE70',
+    ])
+      expect(printableName(raw), JSON.stringify(raw)).toBe('');
+    expect(printableName('\u200Fسَارَة\u0640')).toBe('\u200Fسَارَة\u0640');
+  });
+
   it('cuts a long name at the last whole character that fits, counted in code points', () => {
     expect(ACCOUNT_NAME_MAX).toBe(100);
     const grin = '\u{1F600}';

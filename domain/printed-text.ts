@@ -5,6 +5,8 @@
  * provider's, which nobody can be asked to retype and is therefore cleaned rather than refused.
  */
 
+import { nameHasLetter } from './trip-planning.js';
+
 /**
  * What text printed to travellers may not hold: C0/C1 control characters and the bidirectional
  * embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069). Printed on a ticket or a seat
@@ -34,15 +36,24 @@ const codePoints = (text: string): number => [...text].length;
  * breaks and tabs become spaces, other control and bidirectional-override characters (and broken
  * UTF-16) are dropped, runs of white space become one space, the ends are trimmed, and a name longer
  * than `max` characters is cut at the last whole character (grapheme: an emoji with its joiners and
- * modifiers, a letter with its marks) that fits. '' when nothing printable is left.
+ * modifiers, a letter with its marks) that fits. '' when nothing printable is left, or no letter
+ * (nameHasLetter: a typed name needs one; diacritics, tatweel and invisible characters alone print nothing).
  */
 export function printableName(raw: string, max: number = ACCOUNT_NAME_MAX): string {
-  const name = raw
-    .replace(BREAKS, ' ')
-    .replace(UNPRINTABLE_CHARACTERS, '')
-    .replace(LONE_SURROGATES, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const name = cutToLength(
+    raw
+      .replace(BREAKS, ' ')
+      .replace(UNPRINTABLE_CHARACTERS, '')
+      .replace(LONE_SURROGATES, '')
+      .replace(/\s+/g, ' ')
+      .trim(),
+    max,
+  );
+  return nameHasLetter(name) ? name : '';
+}
+
+/** `name` cut at the last whole character (grapheme) within `max` characters. */
+function cutToLength(name: string, max: number): string {
   if (codePoints(name) <= max) return name;
   let kept = '';
   let length = 0;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
 import { ACCOUNT_NAME_MAX } from '../../domain/printed-text.js';
-import { Email, PhoneInput, PrintedText, textRule } from '../http/schemas.js';
+import { Email, LetteredName, NAME_LETTER_RULE, PhoneInput, textRule } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { successWith } from '../http/answer-schemas.js';
 
@@ -41,12 +41,12 @@ export const VerifyOtpBody = z
       .meta({ examples: ['123456'] }),
     method: Method,
     // The account's name, which support and companies read (and the traveller's passenger record
-    // takes): one line, nothing that could make it read as another text. An identity provider's
-    // name is held to the same length and characters (domain/printed-text.ts printableName).
-    name: PrintedText(1, ACCOUNT_NAME_MAX)
+    // takes): one line with a letter, nothing that could make it read as another text. An identity
+    // provider's name is held to the same rule (domain/printed-text.ts printableName).
+    name: LetteredName(1, ACCOUNT_NAME_MAX)
       .optional()
       .meta({
-        description: `used only when the account is created; ${textRule(1, ACCOUNT_NAME_MAX, 'line')}`,
+        description: `used only when the account is created; ${textRule(1, ACCOUNT_NAME_MAX, 'line')}; ${NAME_LETTER_RULE}`,
       }),
     email: Email()
       .optional()

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_SEATS_PER_BOOKING } from '../../domain/booking.js';
-import { errorResponses, Instant, PersonName, PersonPhone, Uuid } from '../http/schemas.js';
+import { errorResponses, Instant, NAME_LETTER_RULE, PersonName, PersonPhone, Uuid } from '../http/schemas.js';
 import { IdText, NamedRef } from './catalogue.js';
 import { checkDistinctSeats, checkRule, SeatNumbers } from './seat-locks.openapi.js';
 import { PickupLocationSchema } from './trips.js';
@@ -10,7 +10,7 @@ import { DelayMinutesText, successWith } from '../http/answer-schemas.js';
 /** OpenAPI of the booking creation routes (bookings.ts): schemas and the rules they document. */
 
 const PassengerFields = {
-  passenger_name: PersonName.meta({ description: 'printed on every ticket' }),
+  passenger_name: PersonName.meta({ description: `printed on every ticket; ${NAME_LETTER_RULE}` }),
   passenger_phone: PersonPhone.meta({
     description:
       'international format with leading + (+963944123456; a Syrian number may keep its trunk 0, +9630944123456); ' +

@@ -167,7 +167,8 @@ const TOKEN_RULES =
   'case) and one that rule cannot read counts as none (401 IDP_TOKEN_INVALID). The name ' +
   'claim is held to the rule of a typed name, never refused: line breaks and tabs become spaces, other control and ' +
   'bidirectional-override characters are dropped, white space is one space and trimmed, and it is cut to 100 ' +
-  'characters between whole characters (an emoji is never halved); "" when nothing is left. Refusals: ' +
+  'characters between whole characters (an emoji is never halved); "" when nothing is left or no letter is (as a ' +
+  'typed name needs one: diacritics, tatweel or invisible characters alone). Refusals: ' +
   '401 IDP_TOKEN_INVALID, 403 IDP_EMAIL_NOT_VERIFIED, 503 IDP_UNAVAILABLE when the key set cannot be fetched. A key ' +
   'id the cached key set does not hold (a key the provider has just published) fetches the set again, at most once ' +
   `per ${JWKS_REFETCH_COOLDOWN_MS / 1000} s, and the token is verified against the fresh set.`;

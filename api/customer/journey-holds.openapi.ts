@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { operations, type RouteSpec } from '../http/route.js';
 import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
-import { errorResponses, Instant, PersonName, PersonPhone, Uuid } from '../http/schemas.js';
+import { errorResponses, Instant, NAME_LETTER_RULE, PersonName, PersonPhone, Uuid } from '../http/schemas.js';
 import { IdText, successWith } from '../http/answer-schemas.js';
 import { FAILURE_REASONS } from '../../domain/journey-confirmation.js';
 import {
@@ -24,7 +24,7 @@ const IdempotencyKey = z
 
 const Traveller = z
   .object({
-    name: PersonName.meta({ description: 'as printed on the ticket' }),
+    name: PersonName.meta({ description: `as printed on the ticket; ${NAME_LETTER_RULE}` }),
     phone: PersonPhone.optional().meta({
       description:
         'contact of this traveller: international format with leading + (a Syrian number may keep its trunk 0), kept in ' +

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_SEATS_PER_BOOKING } from '../../domain/booking.js';
-import { firstNamedErrorCode, ruleIssue } from '../http/rule-issues.js';
+import { firstNamedErrorCode, namedErrorCode, ruleIssue } from '../http/rule-issues.js';
 import { errorResponses, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText, IdText, successWith } from '../http/answer-schemas.js';
@@ -29,14 +29,15 @@ export function checkDistinctSeats(ctx: z.RefinementCtx, seatNumbers: readonly s
 }
 
 /**
- * The errorCode of a refused input: a broken field first (INVALID_<FIELD>), then a rule between
- * fields that names its code (SEATS_COUNT_MISMATCH, ...), else VALIDATION_FAILED (unknown fields).
+ * The errorCode of a refused input: a broken field first (INVALID_<FIELD>; a field's own check in
+ * code, such as a name's letter, is a custom issue naming no code), then a rule between fields that
+ * names its code (SEATS_COUNT_MISMATCH, ...), else VALIDATION_FAILED (unknown fields).
  */
 export function fieldErrorCode(fieldCodes: Record<string, string>) {
   return (issues: z.core.$ZodIssue[]): string => {
     for (const issue of issues) {
       const field = fieldCodes[String(issue.path[0])];
-      if (field && issue.code !== 'custom' && issue.code !== 'unrecognized_keys') return field;
+      if (field && issue.code !== 'unrecognized_keys' && !namedErrorCode(issue)) return field;
     }
     return firstNamedErrorCode(issues);
   };

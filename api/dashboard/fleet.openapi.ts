@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { LAYOUT_SCHEMA_VERSION } from '../../domain/seat-layout.js';
 import { BUS_AMENITIES, plateForm } from '../../domain/trip-planning.js';
-import { Email, errorResponses, Pagination, PrintedProse, PrintedText, textRule } from '../http/schemas.js';
+import {
+  Email,
+  errorResponses,
+  LetteredName,
+  NAME_LETTER_RULE,
+  Pagination,
+  PrintedProse,
+  PrintedText,
+  textRule,
+} from '../http/schemas.js';
 import { DateTime, namedErrorCode, ok, page, Text, UuidOut, WRITE_RULES } from './planning-schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 
@@ -172,8 +181,8 @@ export const BusBody = z
 export const DriverBody = z
   .object({
     email: Email(200),
-    // Printed on manifests and dispatch views: one line, nothing that makes it read as another name.
-    name: PrintedText(2, 100).meta({ description: textRule(2, 100, 'line') }),
+    // Printed on manifests and dispatch views: one line with a letter, nothing that makes it read as another name.
+    name: LetteredName(2, 100).meta({ description: `${textRule(2, 100, 'line')}; ${NAME_LETTER_RULE}` }),
     password: z.string().min(10).max(128).meta({ description: 'initial password, 10 to 128 characters' }),
   })
   .strict();

@@ -1,13 +1,8 @@
 import { z } from 'zod';
 import { MAX_ROUTE_STOPS } from '../../domain/route-plan.js';
-import {
-  NAME_LETTER,
-  nameHasLetter,
-  PICKUP_MAX_KM_FROM_CITY,
-  TRAVELLER_STOP_KINDS,
-} from '../../domain/trip-planning.js';
+import { PICKUP_MAX_KM_FROM_CITY, TRAVELLER_STOP_KINDS } from '../../domain/trip-planning.js';
 import { PickupLocationSchema } from '../customer/trips.openapi.js';
-import { errorResponses, Pagination, PrintedText, Uuid } from '../http/schemas.js';
+import { errorResponses, LetteredName, Pagination, PrintedText, Uuid } from '../http/schemas.js';
 import {
   DateTime,
   Latitude,
@@ -24,16 +19,8 @@ import { answers, taggedOperations } from '../http/operation-docs.js';
 
 const TAGS = ['Dashboard: network'];
 
-const NAME_NEEDS_LETTER = 'must contain a letter besides tatweel and diacritics';
-
-/**
- * A city's name, shown to every traveller: printable, and with a letter that city matching keeps
- * (domain/trip-planning.ts nameKey). The pattern states the rule on the text as sent; the check
- * after it catches the compatibility letters made of marks only (the document cannot say that).
- */
-const CityName = PrintedText(2, 80)
-  .regex(NAME_LETTER, { message: NAME_NEEDS_LETTER, abort: true })
-  .refine(nameHasLetter, NAME_NEEDS_LETTER);
+/** A city's name, shown to every traveller: with a letter that city matching keeps (nameKey). */
+const CityName = LetteredName(2, 80);
 
 export const CityBody = z
   .object({ name_ar: CityName, name_en: CityName, latitude: Latitude, longitude: Longitude })

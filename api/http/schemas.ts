@@ -6,6 +6,7 @@ import {
   PHONE_INPUT_PATTERN,
 } from '../../domain/phone.js';
 import { UNPRINTABLE } from '../../domain/printed-text.js';
+import { NAME_LETTER, nameHasLetter } from '../../domain/trip-planning.js';
 import { asciiEmail, EMAIL_MAX_LENGTH, EMAIL_PATTERN } from '../../domain/email-address.js';
 
 /** Canonical UUID text of any version (8-4-4-4-12 hex digits); normalised to lower case. */
@@ -128,8 +129,28 @@ export const PrintedProse = (min: number, max: number, params?: Parameters<typeo
       description: textRule(min, max, 'prose'),
     });
 
-/** A person's name as tickets and lists print it: a PrintedText of 1–120 characters. */
-export const PersonName = PrintedText(1, 120);
+/** Why a name is refused that shows nothing to tell it by (nameHasLetter). */
+export const NAME_NEEDS_LETTER = 'must contain a letter besides tatweel and diacritics';
+
+/** How a LetteredName field's description words the letter rule. */
+export const NAME_LETTER_RULE =
+  'needs a letter: diacritics, tatweel and invisible characters (U+200F, U+200B) alone, also as compatibility ' +
+  'characters made of them (U+FE70), print nothing and are refused';
+
+/**
+ * A name people tell one thing or person by (a city, a passenger, an account): a PrintedText with
+ * a letter name matching keeps (domain/trip-planning.ts nameHasLetter), so a name of marks, tatweel
+ * or invisible format characters alone (U+200F, U+200B), which prints blank, is refused. The pattern
+ * states the rule on the text as sent; the check after it catches the compatibility letters made of
+ * marks only (the isolated fathatan, U+FE70), which the document cannot say.
+ */
+export const LetteredName = (min: number, max: number) =>
+  PrintedText(min, max)
+    .regex(NAME_LETTER, { message: NAME_NEEDS_LETTER, abort: true })
+    .refine(nameHasLetter, NAME_NEEDS_LETTER);
+
+/** A person's name as tickets, manifests and lists print it: a LetteredName of 1–120 characters. */
+export const PersonName = LetteredName(1, 120);
 
 /**
  * A phone number as a person types it (domain/phone.ts PHONE_INPUT_PATTERN: what normalisePhone

@@ -154,6 +154,9 @@ describe('identity-provider sign-in', () => {
       expect(await signIn(`${'c'.repeat(199)}${grin}`)).toEqual(shown('c'.repeat(100)));
       // Nothing printable left: the account has no name, as when the token carries none.
       expect(await signIn('\u202E\u2066\u0007 \t\u2069')).toEqual(shown(''));
+      // No letter (a direction mark, a zero-width space, tatweel, vowel marks): nothing a ticket could
+      // print, so no name either; the sign-in itself goes on.
+      expect(await signIn('\u200F\u200B\u0640\u064E \u0651')).toEqual(shown(''));
     });
 
     it('creates one account when the first sign-ins of a subject race', async () => {

@@ -49,4 +49,38 @@ describe('verify-otp: the name of a new account', () => {
     expect(verified.status, verified.text).toBe(200);
     expect(verified.body.data).toMatchObject({ isNewUser: true, user: { phone, name: 'Lina Haddad' } });
   });
+
+  it('with no letter (direction marks, zero-width spaces, tatweel or vowel marks alone) is refused and creates nothing', async () => {
+    const phone = reservedPhone();
+    const sent = await app.request('/api/auth/customer/send-otp', { method: 'POST', json: { phone } });
+    expect(sent.status, sent.text).toBe(200);
+    const code: string = sent.body.otpCode;
+    const rows = async () => ({
+      users: await app.db.query('select id from users where phone = $1', [phone]),
+      challenges: await app.db.query('select * from otp_challenges where phone = $1 order by id', [phone]),
+    });
+    const before = await rows();
+    for (const name of [
+      '\u200F',
+      '\u200B\u200B',
+      '\u0640\u0640',
+      '\u064E\u0651',
+      '\u200F\u0640\u064E \u200B',
+      '\uFE70',
+    ]) {
+      const refused = await verify({ phone, code, name });
+      expect([refused.status, refused.body.errorCode], JSON.stringify(name)).toEqual([
+        400,
+        'VALIDATION_FAILED',
+      ]);
+      expect(refused.body.details.issues, JSON.stringify(name)).toContainEqual(
+        expect.objectContaining({ path: 'body.name' }),
+      );
+    }
+    expect(await rows()).toEqual(before);
+
+    const verified = await verify({ phone, code, name: '\u200Fسَارَة' });
+    expect(verified.status, verified.text).toBe(200);
+    expect(verified.body.data).toMatchObject({ isNewUser: true, user: { phone, name: '\u200Fسَارَة' } });
+  });
 });
