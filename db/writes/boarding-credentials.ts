@@ -16,6 +16,7 @@ import {
   type BoardingCredentialPayload,
 } from '../../domain/boarding-credential.js';
 import { prepared } from '../prepared.js';
+import { writeTime } from './write-time.js';
 
 /**
  * Boarding credentials in the database: the signing keys, signing the tickets of a confirmed
@@ -326,7 +327,9 @@ export async function signTicketsOf(
     (key_id !== null && public_key !== null && private_key !== null
       ? signingKeyOf({ key_id, public_key, private_key }, options)
       : null) ?? (await activeSigningKey(client, options));
-  const issuedAt = new Date();
+  // The database instant once the tickets are held (not this host's clock): never before the
+  // journey's confirm, never after a scan that follows it.
+  const issuedAt = new Date(await writeTime(client));
   const signed = signTickets(tickets, key, issuedAt);
   await client.query(
     `update journey_tickets t

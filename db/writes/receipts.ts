@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { ReceiptKind } from '../../domain/documents.js';
 import { damascusDate } from '../../domain/time.js';
 import type { Database } from '../orm.js';
+import { writeTime } from './write-time.js';
 
 /**
  * Fixed receipt and refund numbers. A collection record gets at most one number per kind, ever:
@@ -84,7 +85,9 @@ export async function issueReceiptNumber(
     } = await client.query<ReceiptRow>(RECEIPT_OF_PAYMENT, [input.paymentId, input.kind]);
     if (existing) return toIssuedReceipt(existing);
     const series = RECEIPT_SERIES[input.kind];
-    const now = new Date();
+    // The database instant once the payment is held (not this host's clock): a receipt is never
+    // dated, nor numbered in a year, before the collection it acknowledges.
+    const now = new Date(await writeTime(client));
     const year = Number(damascusDate(now).slice(0, 4));
     const value = await nextCounterValue(client, input.companyId, series, year);
     const { rows } = await client.query<ReceiptRow>(

@@ -93,7 +93,7 @@ export async function createBooking(
     const redemptionId = await applyVoucher(client, caller, input.rewardCode, [line]);
     // Judged once the voucher is applied: a booking it makes free never counts (linesToPay).
     if (caller.caps) await requireUnpaidWithinCap(client, caller.userId, caller.caps, linesToPay([line]));
-    const signer = await signerOf(client, signing);
+    const signer = await signerOf(client, signing, at);
     await writeLine(client, caller, line, input, { orderId: null, redemptionId, signer, at });
     return { booking: (await bookingRecords(client, [line.bookingId]))[0]!, created: true };
   });

@@ -133,15 +133,19 @@ export async function applyVoucher(
   return voucher.redemptionId;
 }
 
-/** The key and instant every ticket of one booking transaction is signed with. */
+/**
+ * The key and instant every ticket of one booking transaction is signed with: the write's own
+ * database instant (`at`, read once its locks are held), never this host's clock, so a ticket is
+ * not issued before its booking nor after a scan that follows it.
+ */
 interface Signer {
   key: SigningKey;
   issuedAt: Date;
 }
 
-export const signerOf = async (client: PoolClient, signing: SigningOptions): Promise<Signer> => ({
+export const signerOf = async (client: PoolClient, signing: SigningOptions, at: string): Promise<Signer> => ({
   key: await activeSigningKey(client, signing),
-  issuedAt: new Date(),
+  issuedAt: new Date(at),
 });
 
 /** One ticket per seat, signed before it is written (the booking is CONFIRMED at once). */

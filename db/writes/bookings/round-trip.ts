@@ -125,7 +125,7 @@ export async function createRoundTrip(
     const redemptionId = await applyVoucher(client, caller, input.rewardCode, lines);
     if (caller.caps) await requireUnpaidWithinCap(client, caller.userId, caller.caps, linesToPay(lines));
     const orderId = await insertOrder(client, caller, lines, at);
-    const signer = await signerOf(client, signing);
+    const signer = await signerOf(client, signing, at);
     for (const line of lines)
       await writeLine(client, caller, line, input, { orderId, redemptionId, signer, at });
     const records = await bookingRecords(client, [outbound.bookingId, inbound.bookingId]);
