@@ -64,9 +64,9 @@ export function registerCredentialRoutes(surface: Surface, { db, config }: AppCo
     query: RevocationsQuery,
     handler: async (ctx, { query }) => {
       const { companyId } = currentDriver(ctx);
-      const asOf = new Date();
       const from = query.cursor ?? (query.since ? { at: query.since, afterTicketId: null } : null);
-      const rows = await listRevocations(db, companyId, from, query.limit + 1);
+      // asOf on the database's clock, as the revoked_at stamps it is compared with.
+      const { asOf, revocations: rows } = await listRevocations(db, companyId, from, query.limit + 1);
       const { page, hasMore, nextSince, nextCursor } = revocationPage(rows, query.limit, asOf, from);
       // Per company: a shared cache must never hand one company's list to another's scanner, nor a
       // device's own cache the list of the account signed in before (Vary: Authorization).

@@ -1,5 +1,6 @@
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
+import { databaseClock } from '../../db/queries/database-clock.js';
 import {
   platformVersions,
   scheduledMaintenance,
@@ -28,10 +29,29 @@ import { Refusal } from '../http/errors.js';
 export interface PlatformState {
   /** The flag's value (the operator's, else the catalogue default). */
   flag: (key: FeatureFlagKey) => Promise<boolean>;
-  /** The maintenance window in force now and when writes reopen, or null. */
+  /** The maintenance window in force `now` (by default the database's, as polled) and when writes reopen, or null. */
   maintenance: (now?: Date) => Promise<MaintenanceRefusal | null>;
   /** Changes with every suspension and unsuspension: caches of inventory answers key by it. */
   companyStanding: () => Promise<number>;
+}
+
+/** The database's clock (epoch ms) at a monotonic instant (performance.now()) of the last poll; null until the first. */
+let databaseAnchor: { databaseMs: number; monotonicMs: number } | null = null;
+
+/**
+ * Now on the database's clock (epoch ms): the clock_timestamp() each poll of the change counters
+ * reads, taken at the midpoint of its round trip and carried forward on the monotonic clock, so
+ * neither a host clock ahead of or behind PostgreSQL's nor one set while the process runs moves it
+ * (this host's clock until the first poll). The deadlines the database checks (acceptBy, stepBy,
+ * claimBy) and the maintenance gate use it.
+ */
+export const databaseNow = (): number =>
+  databaseAnchor ? databaseAnchor.databaseMs + (performance.now() - databaseAnchor.monotonicMs) : Date.now();
+
+async function measureDatabaseClock(db: Database): Promise<void> {
+  const sentAt = performance.now();
+  const databaseMs = await databaseClock(db);
+  databaseAnchor = { databaseMs, monotonicMs: (sentAt + performance.now()) / 2 };
 }
 
 interface Snapshot {
@@ -44,12 +64,16 @@ interface Snapshot {
 export function platformState(
   db: Database,
   config: Pick<Config, 'PLATFORM_STATE_POLL_SECONDS'>,
-  clock: () => number = Date.now,
+  fixedClock?: () => number,
 ): PlatformState {
+  // This host's clock, read at each call (never a captured Date.now), unless a test fixes it.
+  const clock = fixedClock ?? (() => Date.now());
   const snapshot: Snapshot = { checkedAt: 0, versions: null, flags: new Map(), windows: [] };
   let refreshing: Promise<void> | null = null;
 
   const refresh = async () => {
+    // A clock a test fixes is no host's: nothing to measure it against.
+    if (!fixedClock) await measureDatabaseClock(db);
     const versions = await platformVersions(db);
     const known = snapshot.versions;
     if (!known || known.feature_flags !== versions.feature_flags) {
@@ -64,7 +88,9 @@ export function platformState(
   };
 
   const current = async (): Promise<Snapshot> => {
-    if (clock() - snapshot.checkedAt >= config.PLATFORM_STATE_POLL_SECONDS * 1000) {
+    const elapsed = clock() - snapshot.checkedAt;
+    // A host clock set back polls at once rather than after the time it went back.
+    if (elapsed < 0 || elapsed >= config.PLATFORM_STATE_POLL_SECONDS * 1000) {
       refreshing ??= refresh().finally(() => {
         refreshing = null;
       });
@@ -75,7 +101,10 @@ export function platformState(
 
   return {
     flag: async (key) => flagValue(key, (await current()).flags),
-    maintenance: async (now = new Date(clock())) => maintenanceRefusal((await current()).windows, now),
+    maintenance: async (now) => {
+      const { windows } = await current();
+      return maintenanceRefusal(windows, now ?? new Date(fixedClock ? fixedClock() : databaseNow()));
+    },
     companyStanding: async () => (await current()).versions!.company_standing,
   };
 }

@@ -16,6 +16,7 @@ import {
   type CloseRequest,
 } from '../../workflows/cash-shift.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
+import { databaseNow } from '../platform/state.js';
 import { Refusal, unavailableFor } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
 import {
@@ -52,7 +53,7 @@ const SHIFT_ANSWERS: UpdateFailureAnswers = {
 const STEP_MARGIN_MS = 5_000;
 
 /** The deadline (epoch ms) of a step sent now: its `stepBy`. */
-const stepDeadline = () => Date.now() + UPDATE_DEADLINE_MS - STEP_MARGIN_MS;
+const stepDeadline = () => databaseNow() + UPDATE_DEADLINE_MS - STEP_MARGIN_MS;
 
 /**
  * How long a takeover waits for the company's run that holds no shift to end: a run whose OPEN the

@@ -13,6 +13,7 @@ import {
   type ShareGrantInput,
 } from '../../workflows/share-grant.contract.js';
 import { workflowIds } from '../../workflows/shared.js';
+import { databaseNow } from '../platform/state.js';
 import { Refusal, unavailableFor } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
 import {
@@ -80,7 +81,7 @@ export function shareGrantClient(temporal: Client, config: Pick<Config, 'TEMPORA
 
     /** Carries its deadline (`acceptBy`, ACCEPT_MARGIN_MS); one refused past it is 503 SHARE_UNAVAILABLE. */
     accept(grantId: string, secretHash: string, sessionTokenHash: string): Promise<AcceptResult> {
-      const acceptBy = Date.now() + UPDATE_DEADLINE_MS - ACCEPT_MARGIN_MS;
+      const acceptBy = databaseNow() + UPDATE_DEADLINE_MS - ACCEPT_MARGIN_MS;
       return answeredInTime(
         grants.update(workflowIds.shareGrant(grantId), acceptUpdate, {
           secretHash,

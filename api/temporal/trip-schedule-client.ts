@@ -11,6 +11,7 @@ import {
   type ScheduleProgress,
   type TripScheduleInput,
 } from '../../workflows/trip-schedule.contract.js';
+import { databaseNow } from '../platform/state.js';
 import { Refusal } from '../http/errors.js';
 import { processCalls } from './process-calls.js';
 import { unavailableAnswers, UPDATE_DEADLINE_MS } from './workflow-updates.js';
@@ -70,7 +71,7 @@ export function tripScheduleClient(temporal: Client, config: ScheduleConfig, log
       const input: TripScheduleInput = {
         claim,
         batchTimeoutSeconds: config.SCHEDULE_BATCH_TIMEOUT_SECONDS,
-        claimBy: Date.now() + UPDATE_DEADLINE_MS - CLAIM_MARGIN_MS,
+        claimBy: databaseNow() + UPDATE_DEADLINE_MS - CLAIM_MARGIN_MS,
       };
       const claimed = await schedules
         .start(claimUpdate, `claim:${claim.scheduleId}`, {

@@ -93,15 +93,27 @@ export function revocationPage(
   ];
 }
 
-/** The company's revocations from `from` (all when null), oldest first (ticket id among equal instants), at most `limit`. */
+/**
+ * The company's revocations from `from` (all when null), oldest first (ticket id among equal
+ * instants), at most `limit`, with `asOf`: the database's clock at the statement (the instant the
+ * revoked_at stamps are compared with, so the restart point never depends on the API host's clock).
+ */
 export async function listRevocations(
   db: Database,
   companyId: string,
   from: RevocationCursor | null,
   limit: number,
-): Promise<Revocation[]> {
-  const rows = await db.query<RevocationRow>(...revocationPage(companyId, from, limit));
-  return rows.map(toRevocation);
+): Promise<{ asOf: Date; revocations: Revocation[] }> {
+  const [statement, parameters] = revocationPage(companyId, from, limit);
+  const rows = await db.query<{ as_of: string } & Partial<RevocationRow>>(
+    `with page as (${statement})
+     select statement_timestamp() as as_of, page.*
+     from (select) as one left join page on true
+     order by page.revoked_at, page.ticket_id`,
+    parameters,
+  );
+  const revocations = rows.filter((row) => row.ticket_id != null) as RevocationRow[];
+  return { asOf: new Date(rows[0]!.as_of), revocations: revocations.map(toRevocation) };
 }
 
 export interface TicketAtBoarding {
