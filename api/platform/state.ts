@@ -1,8 +1,8 @@
 import type { Config } from '../../config/index.js';
 import type { Database } from '../../db/orm.js';
-import { databaseClock } from '../../db/queries/database-clock.js';
 import {
   platformVersions,
+  type PlatformVersions,
   scheduledMaintenance,
   storedFeatureFlags,
 } from '../../db/queries/platform-state.js';
@@ -40,23 +40,18 @@ let databaseAnchor: { databaseMs: number; monotonicMs: number } | null = null;
 
 /**
  * Now on the database's clock (epoch ms): the clock_timestamp() each poll of the change counters
- * reads, taken at the midpoint of its round trip and carried forward on the monotonic clock, so
- * neither a host clock ahead of or behind PostgreSQL's nor one set while the process runs moves it
- * (this host's clock until the first poll). The deadlines the database checks (acceptBy, stepBy,
+ * reads in the same statement, taken at the midpoint of that statement's round trip (not of its wait
+ * for a connection) and carried forward on the monotonic clock, so neither a host clock ahead of or
+ * behind PostgreSQL's nor one set while the process runs moves it (this host's clock until the first
+ * poll). The deadlines the database checks (acceptBy, stepBy,
  * claimBy) and the maintenance gate use it.
  */
 export const databaseNow = (): number =>
   databaseAnchor ? databaseAnchor.databaseMs + (performance.now() - databaseAnchor.monotonicMs) : Date.now();
 
-async function measureDatabaseClock(db: Database): Promise<void> {
-  const sentAt = performance.now();
-  const databaseMs = await databaseClock(db);
-  databaseAnchor = { databaseMs, monotonicMs: (sentAt + performance.now()) / 2 };
-}
-
 interface Snapshot {
   checkedAt: number;
-  versions: Awaited<ReturnType<typeof platformVersions>> | null;
+  versions: PlatformVersions['versions'] | null;
   flags: Map<string, boolean>;
   windows: MaintenanceWindow[];
 }
@@ -72,14 +67,9 @@ export function platformState(
   let refreshing: Promise<void> | null = null;
 
   const refresh = async () => {
-    // A clock a test fixes is no host's: nothing to measure it against. Waited for only the first
-    // time: every request waits for a refresh, and under load each query of it queues for the pool.
-    if (!fixedClock) {
-      const measured = measureDatabaseClock(db);
-      if (databaseAnchor) measured.catch(() => undefined);
-      else await measured;
-    }
-    const versions = await platformVersions(db);
+    const { versions, databaseMs, monotonicMs } = await platformVersions(db);
+    // A clock a test fixes is no host's: nothing to measure it against.
+    if (!fixedClock) databaseAnchor = { databaseMs, monotonicMs };
     const known = snapshot.versions;
     if (!known || known.feature_flags !== versions.feature_flags) {
       const stored = await storedFeatureFlags(db.pool);

@@ -15,14 +15,37 @@ type Sql = Pick<PoolClient, 'query'>;
 
 export type PlatformStateName = 'feature_flags' | 'maintenance' | 'company_standing';
 
-/** The change counter of each cached state. */
-export async function platformVersions(db: Database): Promise<Record<PlatformStateName, number>> {
-  const rows = await db.query<{ name: PlatformStateName; version: string }>(
-    `select name, version from platform_state_versions`,
-  );
-  const versions = { feature_flags: 0, maintenance: 0, company_standing: 0 };
-  for (const row of rows) versions[row.name] = Number(row.version);
-  return versions;
+/** The change counter of each cached state, and the database's clock when it read them. */
+export interface PlatformVersions {
+  versions: Record<PlatformStateName, number>;
+  /** clock_timestamp() (epoch ms): the statement's own instant, not its transaction's start. */
+  databaseMs: number;
+  /** performance.now() halfway through the statement's round trip (not its wait for a connection). */
+  monotonicMs: number;
+}
+
+/**
+ * The counters and the database's clock in one round trip, timed on a connection already held, so
+ * a poll that queued for the pool under load does not place the clock reading inside its wait.
+ */
+export async function platformVersions(db: Pick<Database, 'pool'>): Promise<PlatformVersions> {
+  const client = await db.pool.connect();
+  try {
+    const sentAt = performance.now();
+    const { rows } = await client.query<{ at: string; versions: Partial<Record<PlatformStateName, string>> }>(
+      `select extract(epoch from clock_timestamp()) * 1000 as at,
+              coalesce(json_object_agg(name, version::text), '{}') as versions
+       from platform_state_versions`,
+    );
+    const monotonicMs = (sentAt + performance.now()) / 2;
+    const versions = { feature_flags: 0, maintenance: 0, company_standing: 0 };
+    for (const name of Object.keys(versions) as PlatformStateName[]) {
+      versions[name] = Number(rows[0]!.versions[name] ?? 0);
+    }
+    return { versions, databaseMs: Number(rows[0]!.at), monotonicMs };
+  } finally {
+    client.release();
+  }
 }
 
 export interface StoredFlagRow {

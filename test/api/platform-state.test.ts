@@ -17,7 +17,10 @@ function fakeDatabase() {
   const rowsFor = (sql: string) => {
     if (sql.includes('platform_state_versions')) {
       asked.push('versions');
-      return Object.entries(state.versions).map(([name, version]) => ({ name, version: String(version) }));
+      const versions = Object.fromEntries(
+        Object.entries(state.versions).map(([name, version]) => [name, String(version)]),
+      );
+      return [{ at: String(Date.now()), versions }];
     }
     if (sql.includes('from feature_flags')) {
       asked.push('flags');
@@ -37,7 +40,13 @@ function fakeDatabase() {
   // Database.query answers rows; its pool answers them as pg does.
   const db = {
     query: async (sql: string) => rowsFor(sql),
-    pool: { query: async (sql: string) => ({ rows: rowsFor(sql) }) },
+    pool: {
+      query: async (sql: string) => ({ rows: rowsFor(sql) }),
+      connect: async () => ({
+        query: async (sql: string) => ({ rows: rowsFor(sql) }),
+        release: () => undefined,
+      }),
+    },
   } as unknown as Database;
   return { db, state, asked };
 }
