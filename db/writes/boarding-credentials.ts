@@ -302,6 +302,7 @@ export async function signTicketsOf(
   client: PoolClient,
   scope: CredentialScope,
   options: SigningOptions = {},
+  at?: string,
 ): Promise<{ signed: number; keyId: string | null }> {
   // The active key comes with the tickets (one round trip less on every confirm); null before the
   // first key exists, which activeSigningKey then creates.
@@ -327,9 +328,10 @@ export async function signTicketsOf(
     (key_id !== null && public_key !== null && private_key !== null
       ? signingKeyOf({ key_id, public_key, private_key }, options)
       : null) ?? (await activeSigningKey(client, options));
-  // The database instant once the tickets are held (not this host's clock): never before the
-  // journey's confirm, never after a scan that follows it.
-  const issuedAt = new Date(await writeTime(client));
+  // A database instant, never this host's clock: the confirm's own (`at`, read once it held the
+  // scope, whose lock every writer of these tickets takes first), else read once the tickets are
+  // held. So never before the journey's confirm, never after a scan that follows it.
+  const issuedAt = new Date(at ?? (await writeTime(client)));
   const signed = signTickets(tickets, key, issuedAt);
   await client.query(
     `update journey_tickets t

@@ -55,7 +55,7 @@ export async function finalizeConfirmed(
     [journeyIds],
   );
   if (rows[0]!.confirmed !== rows[0]!.expected) throw seatsLost();
-  await signTicketsOf(client, scope, signing);
+  await signTicketsOf(client, scope, signing, stamp.at);
   await client.query(
     withBookingEvents(
       `update bookings set status = 'CONFIRMED', updated_at = $2::timestamptz where journey_id = any($1::uuid[])`,
