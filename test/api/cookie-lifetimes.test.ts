@@ -3,13 +3,7 @@ import type { Config } from '../../config/index.js';
 import { createCompany } from '../support/factories.js';
 import { useFakeIdp } from '../support/fakes/jwks.js';
 import { useTestApp, type TestResponse } from '../support/harness.js';
-import {
-  acceptShare,
-  createShare,
-  NO_SHARE_IP_LIMIT,
-  shareableBooking,
-  shareFixture,
-} from '../support/document-shares.js';
+import { acceptShare, NO_SHARE_IP_LIMIT, viewShareOfNewBooking } from '../support/document-shares.js';
 import { createStaffMember, staffLogin, STAFF_PASSWORD } from '../support/staff.js';
 import { ADMIN_PASSWORD, createAdmin } from './admin/helpers.js';
 
@@ -176,14 +170,7 @@ describe('cookie lifetimes on the browser clock (Max-Age)', () => {
   });
 
   it('gives the share recipient cookie Max-Age of its session’s 30 minutes', async () => {
-    const fixture = await shareFixture(app);
-    const bookingId = await shareableBooking(app, fixture);
-    const created = await createShare(
-      app,
-      { Authorization: `Bearer ${fixture.owner.token}` },
-      { bookingId, documentKind: 'BOOKING_CONFIRMATION', presentation: 'VIEW' },
-    );
-    expect(created.response.status, created.response.text).toBe(201);
+    const created = await viewShareOfNewBooking(app);
     const accepted = await acceptShare(app, created.grantId, created.secret);
     expect(accepted.response.status, accepted.response.text).toBe(200);
     expect(maxAgesOf(accepted.response)).toEqual({ bb_share: 30 * 60 });

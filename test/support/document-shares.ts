@@ -1,8 +1,10 @@
 import { expect } from 'vitest';
+import { holdLock, waitersOf } from '../drills/support/blocking.js';
 import { createCorridor } from './factories.js';
 import type { SignedInTraveller, TestApp, TestResponse } from './harness.js';
 import { fetchDocument } from './documents.js';
 import { confirmedJourneyRows, journeyTripOf, type JourneyTrip } from './journey-rows.js';
+import { waitUntil } from './journeys.js';
 import { collectCash } from './payments.js';
 
 /** The per-IP limit has its own test; test files share one client IP and would share its counter. */
@@ -62,6 +64,52 @@ export async function createShare(
   const url = (response.body?.data?.url as string | undefined) ?? '';
   const match = /^\/share\/([0-9a-f-]{36})#token=(.+)$/.exec(url);
   return { response, grantId: match?.[1] ?? '', secret: match?.[2] ?? '' };
+}
+
+/** A new owner's confirmed booking and a VIEW share of its confirmation (201 asserted). */
+export async function viewShareOfNewBooking(app: TestApp): Promise<CreatedShare & { fixture: ShareFixture }> {
+  const fixture = await shareFixture(app);
+  const bookingId = await shareableBooking(app, fixture);
+  const created = await createShare(
+    app,
+    { Authorization: `Bearer ${fixture.owner.token}` },
+    { bookingId, documentKind: 'BOOKING_CONFIRMATION', presentation: 'VIEW' },
+  );
+  expect(created.response.status, created.response.text).toBe(201);
+  return { ...created, fixture };
+}
+
+/**
+ * `send` (an accept) while another transaction holds the grant's row: it waits for the row past the
+ * API's wait, so its answer comes before its share-grant step gets through. The row is let go after.
+ */
+export async function whileGrantRowHeld<T>(
+  app: TestApp,
+  grantId: string,
+  send: () => Promise<T>,
+): Promise<T> {
+  const lock = await holdLock(
+    app.db,
+    `select 1 from document_share_grants where id = '${grantId}' for update`,
+  );
+  try {
+    const pending = send();
+    await waitersOf(app.db, lock.pid, 1, 20_000);
+    return await pending;
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Once the share-grant workflow has no activity pending (an abandoned accept's step has ended). */
+export async function noPendingShareStep(app: TestApp, grantId: string): Promise<void> {
+  const handle = app.temporal.workflow.getHandle(`share-grant/${grantId}`);
+  await waitUntil(
+    () => handle.describe(),
+    (description) => (description.raw.pendingActivities ?? []).length === 0,
+    10_000,
+    "the abandoned accept's activity to end (no pending activity)",
+  );
 }
 
 export function previewShare(app: TestApp, grantId: string, secret: string) {

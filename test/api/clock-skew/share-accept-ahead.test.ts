@@ -1,15 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { holdLock, waitersOf } from '../../drills/support/blocking.js';
 import { useTestApp } from '../../support/harness.js';
-import { waitUntil } from '../../support/journeys.js';
 import {
   acceptShare,
-  createShare,
   grantRow,
   NO_SHARE_IP_LIMIT,
+  noPendingShareStep,
   sessionRows,
-  shareableBooking,
-  shareFixture,
+  viewShareOfNewBooking,
+  whileGrantRowHeld,
 } from '../../support/document-shares.js';
 import { skewClock } from '../../support/clock-skew.js';
 
@@ -26,41 +24,17 @@ describe('clock skew: slow share accept with the API clock 60 s ahead of the dat
   afterEach(() => skewClock(0));
 
   it('the 503 of a slow accept leaves the link unused (no session, grant CREATED)', async () => {
-    const fixture = await shareFixture(app);
-    const bookingId = await shareableBooking(app, fixture);
-    const created = await createShare(
-      app,
-      { Authorization: `Bearer ${fixture.owner.token}` },
-      { bookingId, documentKind: 'BOOKING_CONFIRMATION', presentation: 'VIEW' },
-    );
-    expect(created.response.status, created.response.text).toBe(201);
-
-    const lock = await holdLock(
-      app.db,
-      `select 1 from document_share_grants where id = '${created.grantId}' for update`,
-    );
-    let slow: Awaited<ReturnType<typeof acceptShare>>;
-    skewClock(60_000); // the API host's clock runs 60 s ahead of PostgreSQL's
-    try {
-      const pending = acceptShare(app, created.grantId, created.secret);
-      await waitersOf(app.db, lock.pid, 1, 20_000);
-      slow = await pending;
-    } finally {
-      skewClock(0);
-      await lock.release();
-    }
+    const created = await viewShareOfNewBooking(app);
+    const slow = await whileGrantRowHeld(app, created.grantId, () => {
+      skewClock(60_000); // the API host's clock runs 60 s ahead of PostgreSQL's while it answers
+      return acceptShare(app, created.grantId, created.secret).finally(() => skewClock(0));
+    });
     expect([slow.response.status, slow.response.body?.errorCode], slow.response.text).toEqual([
       503,
       'SHARE_UNAVAILABLE',
     ]);
 
-    const handle = app.temporal.workflow.getHandle(`share-grant/${created.grantId}`);
-    await waitUntil(
-      () => handle.describe(),
-      (description) => (description.raw.pendingActivities ?? []).length === 0,
-      10_000,
-      "the abandoned accept's activity to end (no pending activity)",
-    );
+    await noPendingShareStep(app, created.grantId);
     const grant = (await grantRow(app, created.grantId))!;
     const sessions = await sessionRows(app, created.grantId);
     const retry = await acceptShare(app, created.grantId, created.secret);

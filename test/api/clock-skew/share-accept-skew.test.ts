@@ -2,12 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { useTestApp } from '../../support/harness.js';
 import {
   acceptShare,
-  createShare,
   grantRow,
   NO_SHARE_IP_LIMIT,
   sessionRows,
-  shareableBooking,
-  shareFixture,
+  viewShareOfNewBooking,
 } from '../../support/document-shares.js';
 import { skewClock } from '../../support/clock-skew.js';
 
@@ -22,27 +20,13 @@ describe('clock skew: share accept with the API clock 30 s behind the database',
   afterEach(() => skewClock(0));
 
   it('control: with the clocks in step the same accept is 200', async () => {
-    const fixture = await shareFixture(app);
-    const bookingId = await shareableBooking(app, fixture);
-    const created = await createShare(
-      app,
-      { Authorization: `Bearer ${fixture.owner.token}` },
-      { bookingId, documentKind: 'BOOKING_CONFIRMATION', presentation: 'VIEW' },
-    );
-    expect(created.response.status, created.response.text).toBe(201);
+    const created = await viewShareOfNewBooking(app);
     const accepted = await acceptShare(app, created.grantId, created.secret);
     expect(accepted.response.status, accepted.response.text).toBe(200);
   }, 60_000);
 
   it('an accept on an idle link is accepted (200) whatever the API host clock', async () => {
-    const fixture = await shareFixture(app);
-    const bookingId = await shareableBooking(app, fixture);
-    const created = await createShare(
-      app,
-      { Authorization: `Bearer ${fixture.owner.token}` },
-      { bookingId, documentKind: 'BOOKING_CONFIRMATION', presentation: 'VIEW' },
-    );
-    expect(created.response.status, created.response.text).toBe(201);
+    const created = await viewShareOfNewBooking(app);
 
     skewClock(-30_000); // the API host's clock runs 30 s behind PostgreSQL's
     const accepted = await acceptShare(app, created.grantId, created.secret);
