@@ -1,7 +1,8 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useFakeSmtp, type CapturedMail } from '../../support/fakes/smtp.js';
 import { useTestApp, type TestApp } from '../../support/harness.js';
+import { PRELAUNCH_CODES, reservedPhone, signUpWithEmail } from '../../support/otp-sign-up.js';
 
 /**
  * Every e-mail as the receiving mailbox sees it: marked as sent automatically (RFC 3834), so
@@ -13,7 +14,6 @@ const PUBLIC_ORIGIN = 'https://bus.example.test';
 const SITE = 'bus.example.test';
 
 const newAddress = () => `mailbox-${randomUUID()}@example.test`;
-const newPhone = () => `+963900${String(randomInt(100_000, 999_999))}`;
 
 /** The value of one header of the message as the mail server received it ('' when absent). */
 function headerOf(mail: CapturedMail, name: string): string {
@@ -48,7 +48,7 @@ const askedByPhone = (ending: string) => [
 async function travellerWithEmail(app: TestApp, options: { verified: boolean; phone?: string | null }) {
   const email = newAddress();
   const traveller = await app.signIn(undefined, {
-    phone: options.phone === undefined ? newPhone() : options.phone,
+    phone: options.phone === undefined ? reservedPhone() : options.phone,
   });
   await app.db.query(
     `update users set email = $2, email_verified_at = case when $3 then now() end where id = $1`,
@@ -60,29 +60,15 @@ async function travellerWithEmail(app: TestApp, options: { verified: boolean; ph
 describe('e-mails as the mailbox receives them', () => {
   const mail = useFakeSmtp({
     PUBLIC_ORIGIN,
-    NODE_ENV: 'development',
-    OTP_PRELAUNCH: true,
-    OTP_SEND_PER_IP_PER_HOUR: 0,
-    OTP_SEND_PER_PHONE_PER_HOUR: 0,
-    OTP_VERIFY_PER_IP_PER_HOUR: 0,
+    ...PRELAUNCH_CODES,
     PASSWORD_RECOVERY_MAX_PER_IP: 1000,
   });
   const app = useTestApp(mail.config);
 
   it('the verification mail of a sign-up is marked automatic and names the asking account by its phone’s last 3 digits and the site', async () => {
-    const phone = newPhone();
+    const phone = reservedPhone();
     const email = newAddress();
-    const sent = await app.request('/api/auth/customer/send-otp', {
-      method: 'POST',
-      json: { phone, method: 'sms' },
-    });
-    expect(sent.status).toBe(200);
-    const verified = await app.request('/api/auth/customer/verify-otp', {
-      method: 'POST',
-      json: { phone, code: sent.body.otpCode, method: 'sms', email, name: 'Lina' },
-    });
-    expect(verified.status).toBe(200);
-    expect(verified.body.data).toMatchObject({ isNewUser: true, emailVerificationPending: true });
+    await signUpWithEmail(app, phone, email);
 
     const message = await mail.smtp.waitForMessage(email);
     expectAutomatic(message);

@@ -1,14 +1,12 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sendOtp } from '../../../api/auth/otp.js';
 import { createLogger } from '../../../config/logger.js';
 import { createCorridor } from '../../support/factories.js';
 import { useFakeIdp } from '../../support/fakes/jwks.js';
 import { useTestApp } from '../../support/harness.js';
+import { reservedPhone } from '../../support/otp-sign-up.js';
 import { confirmedJourneyRows, journeyTripOf } from '../../support/journey-rows.js';
-
-/** Pre-launch codes serve only the reserved +963900 numbers, with a local code. */
-const reservedPhone = () => `+963900${String(randomInt(100_000, 1_000_000))}`;
 
 /**
  * complete-phone merges an older phone-only account only when the phone was its one way in. A

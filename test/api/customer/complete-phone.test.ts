@@ -10,6 +10,7 @@ import { bookableTrip } from '../../support/bookings.js';
 import { createCity, createCorridor } from '../../support/factories.js';
 import { useFakeIdp } from '../../support/fakes/jwks.js';
 import { useTestApp, type TestResponse } from '../../support/harness.js';
+import { reservedPhone } from '../../support/otp-sign-up.js';
 import { confirmedJourneyRows, journeyTripOf } from '../../support/journey-rows.js';
 import {
   completedBooking,
@@ -24,7 +25,6 @@ import { signedInAdmin } from '../admin/helpers.js';
  * Codes come from the real OTP module in pre-launch mode, which serves only the reserved +963900
  * numbers with a local code; every phone here is one of them.
  */
-const reservedPhone = () => `+963900${String(randomInt(100_000, 1_000_000))}`;
 
 const expectError = (response: TestResponse, status: number, errorCode: string) => {
   expect({ status: response.status, errorCode: response.body?.errorCode }).toEqual({ status, errorCode });

@@ -1,9 +1,10 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sendOtp } from '../../../api/auth/otp.js';
 import { createLogger } from '../../../config/logger.js';
 import { useFakeIdp } from '../../support/fakes/jwks.js';
 import { useTestApp } from '../../support/harness.js';
+import { reservedPhone } from '../../support/otp-sign-up.js';
 import {
   confirmJourney,
   connection,
@@ -22,9 +23,6 @@ import {
  * must name a phone for each journey's lead traveller, or it is refused 409 TRAVELER_PROFILE_REQUIRED
  * with nothing written: the company's manifest needs a way to reach the traveller.
  */
-
-/** Pre-launch OTP serves the reserved +963900 numbers with a local code. */
-const reservedPhone = () => `+963900${String(randomInt(100_000, 1_000_000))}`;
 
 describe('confirming a journey from an account that has no phone yet', () => {
   const { idp, config } = useFakeIdp({

@@ -1,6 +1,6 @@
-import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../../support/harness.js';
+import { PRELAUNCH_CODES, reservedPhone } from '../../support/otp-sign-up.js';
 import { NOT_ONE_LINE_TEXTS, UNPRINTABLE_TEXTS } from '../../support/unprintable-text.js';
 
 /**
@@ -10,19 +10,8 @@ import { NOT_ONE_LINE_TEXTS, UNPRINTABLE_TEXTS } from '../../support/unprintable
  * name is 400 VALIDATION_FAILED naming it, before the code is checked: no account, the code unspent.
  */
 
-/** A number in the reserved demo range (+963900...), which pre-launch mode signs in; no account has it yet. */
-const reservedPhone = () => `+963900${String(randomInt(100_000, 999_999))}`;
-
 describe('verify-otp: the name of a new account', () => {
-  // Pre-launch codes, shown in development: no provider is contacted.
-  const app = useTestApp({
-    OTP_PRELAUNCH: true,
-    SITE_MODE: 'coming_soon',
-    NODE_ENV: 'development',
-    OTP_SEND_PER_IP_PER_HOUR: 0,
-    OTP_SEND_PER_PHONE_PER_HOUR: 0,
-    OTP_VERIFY_PER_IP_PER_HOUR: 0,
-  });
+  const app = useTestApp({ ...PRELAUNCH_CODES, SITE_MODE: 'coming_soon' });
   const verify = (json: Record<string, unknown>) =>
     app.request('/api/auth/customer/verify-otp', { method: 'POST', json });
 
