@@ -21,10 +21,8 @@ import {
 } from '../../support/loyalty.js';
 import { signedInAdmin } from '../admin/helpers.js';
 
-/**
- * Codes come from the real OTP module in pre-launch mode, which serves only the reserved +963900
- * numbers with a local code; every phone here is one of them.
- */
+// Codes come from the real OTP module in pre-launch mode, which serves only the reserved +963900
+// numbers with a local code; every phone here is one of them (reservedPhone).
 
 const expectError = (response: TestResponse, status: number, errorCode: string) => {
   expect({ status: response.status, errorCode: response.body?.errorCode }).toEqual({ status, errorCode });

@@ -23,7 +23,6 @@ import {
  * must name a phone for each journey's lead traveller, or it is refused 409 TRAVELER_PROFILE_REQUIRED
  * with nothing written: the company's manifest needs a way to reach the traveller.
  */
-
 describe('confirming a journey from an account that has no phone yet', () => {
   const { idp, config } = useFakeIdp({
     COOKIE_SECURE: false,
