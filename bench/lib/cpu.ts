@@ -13,7 +13,7 @@ function partOf(pid: number, commandLine: string): string | undefined {
   if (commandLine.startsWith('postgres')) return 'PostgreSQL';
   if (commandLine.includes('api/server.ts') || commandLine.includes('api/cluster.ts')) return 'API';
   if (commandLine.includes('worker/main.ts')) return 'worker';
-  if (commandLine.includes('search-floor-server.ts')) return 'HTTP floor';
+  if (/(search|booking)-floor-server\.ts/.test(commandLine)) return 'HTTP floor';
   return undefined;
 }
 

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import pg from 'pg';
+import { bodyOf, listenAsFloor } from './floor-listen.js';
 
 type Statement = { name: string; text: string; values: unknown[] };
 const table = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as { body: string; statement: Statement }[];
@@ -19,29 +20,20 @@ const pool = new pg.Pool({
 });
 
 const server = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    const statement = statements.get(Buffer.concat(chunks).toString('utf8'));
+  void bodyOf(request).then((body) => {
+    const statement = statements.get(body);
     if (!statement) {
       response.writeHead(400).end();
       return;
     }
     pool.query(statement).then(
       (result) => {
-        const body = Buffer.from(JSON.stringify({ success: true, data: { rows: result.rows } }));
-        response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-        response.end(body);
+        const answer = Buffer.from(JSON.stringify({ success: true, data: { rows: result.rows } }));
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length });
+        response.end(answer);
       },
       () => response.writeHead(500).end(),
     );
   });
 });
-server.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  if (address && typeof address === 'object') console.log(`listening ${address.port}`);
-});
-process.once('SIGTERM', () => {
-  server.close();
-  void pool.end().then(() => process.exit(0));
-});
+listenAsFloor(server, () => pool.end());

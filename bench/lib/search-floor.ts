@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { projectRoot } from '../../scripts/lib/services.js';
+import { startFloorProcess } from './floor-process.js';
 
 export interface SearchFloor {
   url: string;
@@ -25,23 +23,11 @@ export async function startSearchFloor(
   const dir = mkdtempSync(join(tmpdir(), 'bench-search-floor-'));
   const tablePath = join(dir, 'table.json');
   writeFileSync(tablePath, JSON.stringify(table));
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(projectRoot, 'bench/lib/search-floor-server.ts'), tablePath],
-    {
-      cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: databaseUrl, BENCH_POOL: String(pool) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the search floor server exited (${code})`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const match = /^listening (\d+)$/.exec(line);
-      if (match) resolve(Number(match[1]));
-    });
+  const floor = await startFloorProcess('search-floor-server.ts', [tablePath], {
+    DATABASE_URL: databaseUrl,
+    BENCH_POOL: String(pool),
   });
-  const url = `http://127.0.0.1:${port}`;
+  const url = floor.url;
   const answerBytes = await meanAnswerBytes(
     url,
     table.map((entry) => entry.body),
@@ -50,10 +36,7 @@ export async function startSearchFloor(
     url,
     answerBytes,
     async stop() {
-      child.removeAllListeners('exit');
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await floor.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
