@@ -35,9 +35,14 @@ function placeStopsSql(place: { kind: PlaceKind }, param: string): string {
  */
 const HIDDEN_STOPS = `array(select s.id from stops s where not (${publicStop('s')}))`;
 
-/** A leg's fare for ordering inside SQL (the same rounding as domain legFare for non-negative fares). */
+/**
+ * A leg's fare for ordering inside SQL, as domain legFare computes it: the fare accumulated up to the
+ * alighting call less that up to the boarding call, each rounded half up (numeric round, exact for the
+ * bigint fares and integer shares).
+ */
+const fareUpToSql = (price: string, bp: string) => `round(${price} * ${bp} / 10000.0)`;
 const fareSql = (price: string, boardBp: string, alightBp: string) =>
-  `round(${price} * (${alightBp} - ${boardBp}) / 10000.0)`;
+  `(${fareUpToSql(price, alightBp)} - ${fareUpToSql(price, boardBp)})`;
 
 /** The columns of one leg and their types; both legs of a result row carry them, prefixed l1_ and l2_. */
 const LEG_COLUMNS = {

@@ -91,7 +91,9 @@ interface World {
 }
 
 const MIN = 60_000;
-const legFareRef = (full: number, b: number, a: number) => Math.round((full * (a - b)) / 10_000);
+// The fare up to each call rounded half up, a leg the difference (README, domain legFare).
+const fareUpToRef = (full: number, bp: number) => Math.round((full * bp) / 10_000);
+const legFareRef = (full: number, b: number, a: number) => fareUpToRef(full, a) - fareUpToRef(full, b);
 const bookable = (t: TripM) => ['SCHEDULED', 'BOARDING', 'DELAYED'].includes(t.status);
 function freeSeats(t: TripM, b: number, a: number) {
   const taken = new Set(t.allocs.filter((x) => x.live && x.b < a && x.a > b).map((x) => x.seat));
