@@ -155,8 +155,13 @@ export const docs = taggedOperations(TAGS, {
     description:
       `${WRITE} ${URL_RULES} Events: ${WEBHOOK_EVENTS.join(', ')} (a non-empty set). At most ` +
       `${WEBHOOK_LIMITS.subscriptionsPerCompany} subscriptions per company (409 WEBHOOK_LIMIT_REACHED). ` +
-      `Only events that happen after the subscription is made are sent. ${DELIVERY}`,
-    responses: answers(201, 'Subscribed', One, [400, 401, 403, 409]),
+      `Only events that happen after the subscription is made are sent. The same request sent again (the same ` +
+      'url, set of events and secret) while the subscription it made is ACTIVE answers that subscription, 200, ' +
+      `and makes no second one; a different url, events or secret makes a new one. ${DELIVERY}`,
+    responses: {
+      ...answers(201, 'Subscribed', One, [400, 401, 403, 409]),
+      200: { description: 'The ACTIVE subscription the same request made before', schema: One },
+    },
   },
   listWebhookSubscriptions: {
     summary: "The company's webhook subscriptions, oldest first (never their secrets)",
@@ -181,7 +186,9 @@ export const docs = taggedOperations(TAGS, {
   },
   deleteWebhookSubscription: {
     summary: 'Delete a subscription',
-    description: `${WRITE} Nothing more is sent to it; attempts not made yet are abandoned. Its delivery log is kept for the audit.`,
+    description:
+      `${WRITE} Nothing more is sent to it; attempts not made yet are abandoned. Its delivery log is kept for the audit. ` +
+      "Deleting the company's subscription again (a DELETE sent again) changes nothing and answers 200 as the first did.",
     responses: answers(200, 'Deleted', Done, [400, 401, 403, 404]),
   },
   listWebhookDeliveries: {

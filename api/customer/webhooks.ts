@@ -24,7 +24,7 @@ import {
   SubscriptionParams,
   SubscriptionPatch,
 } from './webhooks.openapi.js';
-import { created, ok } from '../http/respond.js';
+import { createdOrOk, ok } from '../http/respond.js';
 import { requestOrigin } from '../http/request-origin.js';
 
 /** The company API key a guard let through: the company is the key's, never one named in the request. */
@@ -67,7 +67,8 @@ function registerSubscriptionRoutes(surface: Surface, context: AppContext): void
     path: '/webhooks',
     body: SubscriptionBody,
     handler: async (ctx, actor, { body }) => {
-      created(ctx, await subscribe(context, actor, body, requestOrigin(ctx)));
+      const made = await subscribe(context, actor, body, requestOrigin(ctx));
+      createdOrOk(ctx, made.created, made.subscription);
     },
   });
 

@@ -54,16 +54,43 @@ const audit = (
     requestId: origin.requestId,
   });
 
+/**
+ * The company's ACTIVE subscription this very request made before (the same url, set of events and
+ * secret): a create sent again after its answer was lost answers it instead of making a second one,
+ * whose notifications would reach the receiver twice under other Webhook-Ids.
+ */
+async function madeBefore(
+  client: TransactionClient,
+  companyId: string,
+  fields: SubscriptionFields,
+): Promise<SubscriptionRecord | undefined> {
+  const { rows } = await client.query<SubscriptionRow>(
+    `select ${SUBSCRIPTION_COLUMNS} from webhook_subscriptions
+     where company_id = $1 and status = 'ACTIVE' and url = $2
+       and events @> $3::text[] and events <@ $3::text[] and secret = $4
+     order by created_at, id limit 1`,
+    [companyId, fields.url, fields.events, fields.secret],
+  );
+  return rows[0] && toSubscription(rows[0]);
+}
+
+/**
+ * A new subscription (`created` true), or the ACTIVE one the same request made before (`created`
+ * false, nothing written: madeBefore), which the limit does not refuse.
+ */
 export async function createSubscription(
   db: Database,
   actor: KeyActor,
   fields: SubscriptionFields,
   origin: RequestOrigin,
-): Promise<SubscriptionRecord> {
-  // Locks the company row: two creations at once cannot both pass the limit, and a suspension
-  // committed meanwhile refuses the creation (db/writes/active-company.ts); so does the key's
-  // revocation (401 INVALID_CREDENTIAL), the key being the write's actor.
+): Promise<{ subscription: SubscriptionRecord; created: boolean }> {
+  // Locks the company row: two creations at once cannot both pass the limit (nor both miss the
+  // other in madeBefore), and a suspension committed meanwhile refuses the creation
+  // (db/writes/active-company.ts); so does the key's revocation (401 INVALID_CREDENTIAL), the key
+  // being the write's actor.
   return companyTransaction(db, { companyId: actor.companyId, actor }, 'update', async (client) => {
+    const earlier = await madeBefore(client, actor.companyId, fields);
+    if (earlier) return { subscription: earlier, created: false };
     const { rows: counted } = await client.query<{ n: number }>(
       `select count(*)::int as n from webhook_subscriptions where company_id = $1 and status <> 'DELETED'`,
       [actor.companyId],
@@ -85,7 +112,7 @@ export async function createSubscription(
       url: fields.url,
       events: fields.events,
     });
-    return created;
+    return { subscription: created, created: true };
   });
 }
 
@@ -132,7 +159,11 @@ export async function updateSubscription(
   });
 }
 
-/** Deletes the subscription (kept as DELETED with its delivery log); pending deliveries are abandoned. */
+/**
+ * Deletes the subscription (kept as DELETED with its delivery log); pending deliveries are abandoned.
+ * Deleting the company's own subscription again changes nothing and answers as the first delete
+ * did (a DELETE sent again after its answer was lost); another company's is 404.
+ */
 export async function deleteSubscription(
   db: Database,
   actor: KeyActor,
@@ -145,8 +176,20 @@ export async function deleteSubscription(
        where id = $1 and company_id = $2 and status <> 'DELETED'`,
       [id, actor.companyId],
     );
-    if (!rowCount) throw new Refusal(404, 'NOT_FOUND', 'Not found');
+    if (!rowCount) {
+      if (await deletedBefore(client, actor.companyId, id)) return;
+      throw new Refusal(404, 'NOT_FOUND', 'Not found');
+    }
     await abandonUnwantedDeliveries(client, id);
     await audit(client, actor, origin, 'company.webhook.delete', id);
   });
+}
+
+/** Whether the company's subscription `id` is already DELETED (a repeated DELETE). */
+async function deletedBefore(client: TransactionClient, companyId: string, id: string): Promise<boolean> {
+  const { rowCount } = await client.query(
+    `select 1 from webhook_subscriptions where id = $1 and company_id = $2 and status = 'DELETED'`,
+    [id, companyId],
+  );
+  return Boolean(rowCount);
 }
