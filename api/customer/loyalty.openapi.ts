@@ -4,6 +4,7 @@ import { Pagination, Uuid } from '../http/schemas.js';
 import { taggedOperations } from '../http/operation-docs.js';
 import { DateTimeText, successWith } from '../http/answer-schemas.js';
 import { answers } from '../http/operation-docs.js';
+import { idempotencyKeyHeaders } from '../http/idempotency-key.js';
 
 /**
  * OpenAPI of customer loyalty (loyalty.ts, SPEC "Payments and loyalty"): schemas and the rules
@@ -153,17 +154,10 @@ export const RedeemBody = z
  * POST /loyalty/redeem's optional Idempotency-Key header: SPEC fixes the body, so a client that
  * retries a redeem whose answer it lost names the attempt here (the journey routes' key form).
  */
-export const RedeemHeaders = z.object({
-  'Idempotency-Key': z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{8,128}$/, 'must be 8 to 128 characters of A-Z a-z 0-9 _ -')
-    .optional()
-    .meta({
-      description:
-        'client-chosen key, stored per traveller: a retry with the same key and body answers the voucher the first ' +
-        'call made (201) instead of spending the points again',
-    }),
-});
+export const RedeemHeaders = idempotencyKeyHeaders(
+  'client-chosen key, stored per traveller: a retry with the same key and body answers the voucher the first ' +
+    'call made (201) instead of spending the points again',
+);
 const Redeemed = z.object({
   success: z.literal(true),
   redemption: z.object({

@@ -3,6 +3,7 @@ import { TICKET_STATUSES } from '../../domain/support-tickets.js';
 import { Instant, Pagination, PrintedProse, PrintedText, Uuid, textRule } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
 import { IdText as Id, successWith } from '../http/answer-schemas.js';
+import { idempotencyKeyHeaders } from '../http/idempotency-key.js';
 
 /**
  * The OpenAPI side of the traveller's support tickets (api/customer/support-tickets.ts). They live
@@ -26,6 +27,12 @@ export const NewTicketBody = z
     message: Message,
   })
   .strict();
+
+/** A new ticket's optional Idempotency-Key header (api/http/idempotency-key.ts), kept per traveller. */
+export const NewTicketHeaders = idempotencyKeyHeaders(
+  'client-chosen key, stored per traveller: a retry with the same key and body answers the ticket the first call ' +
+    'opened (201) instead of opening another',
+);
 
 export const MessageBody = z.object({ message: Message }).strict();
 
@@ -78,8 +85,14 @@ export const docs = taggedOperations(TAGS, {
     summary: 'Ask support about one of your bookings',
     description:
       `${COMMON} Body {bookingId, subject, message}: the booking must be yours (else 404 BOOKING_NOT_FOUND); its ` +
-      `company is attached. The ticket starts OPEN. ${WRITES}`,
-    responses: answers(201, 'Opened', TicketRecord, [400, 401, 403, 404, 429, 503]),
+      'company is attached. The ticket starts OPEN. Idempotency-Key (optional header, 8 to 128 characters of A-Z a-z ' +
+      '0-9 _ -, else 400 VALIDATION_FAILED), kept per traveller: a retry with the same key and body, even while the ' +
+      'first call is still running, answers 201 with the ticket that call opened (as it is now) and opens nothing ' +
+      'more (a retry once that call has answered is answered before the flag and the limit, using up none of it); ' +
+      'the same key with another body is 409 ' +
+      'IDEMPOTENCY_KEY_REUSED; a refused ticket keeps nothing under its key. Without the header every call opens a ' +
+      `ticket, so a client that may send again sends one. ${WRITES}`,
+    responses: answers(201, 'Opened', TicketRecord, [400, 401, 403, 404, 409, 429, 503]),
   },
   readSupportTicket: {
     summary: 'One of your support tickets with its messages',

@@ -9,7 +9,13 @@ import {
   ownTickets,
   travellerTicketView,
 } from '../use-cases/support-tickets.js';
-import { docs, MessageBody, NewTicketBody, TicketPageQuery } from './support-tickets.openapi.js';
+import {
+  docs,
+  MessageBody,
+  NewTicketBody,
+  NewTicketHeaders,
+  TicketPageQuery,
+} from './support-tickets.openapi.js';
 import { created, ok } from '../http/respond.js';
 
 /** GET, POST /support-tickets, GET /support-tickets/{id} and POST /support-tickets/{id}/messages. */
@@ -39,10 +45,12 @@ export function registerSupportTicketRoutes(surface: Surface, { db, config, plat
     path: '/support-tickets',
     security: 'traveller',
     body: NewTicketBody,
-    handler: async (ctx, { body }) => {
+    headers: NewTicketHeaders,
+    handler: async (ctx, { body, headers }) => {
       const userId = ctx.state.traveller!.userId;
       const limit = () => perTraveller.consume(ctx, userId);
-      created(ctx, travellerTicketView(await openTravellerTicket(db, platform, userId, body, limit)));
+      const input = { ...body, idempotencyKey: headers['Idempotency-Key'] };
+      created(ctx, travellerTicketView(await openTravellerTicket(db, platform, userId, input, limit)));
     },
   });
 

@@ -16,6 +16,7 @@ import {
   textRule,
 } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { idempotencyKeyHeaders } from '../http/idempotency-key.js';
 import { DateTimeText, IdText as Id, PaginationText, successWith } from '../http/answer-schemas.js';
 
 /** OpenAPI of the company's loyalty programme routes (loyalty.ts): schemas, rules and prose. */
@@ -142,6 +143,12 @@ export const AdjustBody = z
     }),
   })
   .strict();
+
+/** The adjustment's optional Idempotency-Key header (api/http/idempotency-key.ts), kept per company. */
+export const AdjustHeaders = idempotencyKeyHeaders(
+  'client-chosen key, stored per company: a retry with the same key and body answers the adjustment the first call ' +
+    'made (200) instead of moving the points again',
+);
 
 const Tier = z.object({
   id: Id,
@@ -305,8 +312,12 @@ export const docs = taggedOperations(TAGS, {
       'the account row: concurrent adjustments take turns, and one that would leave the balance below zero is 409 ' +
       'LOYALTY_INSUFFICIENT_POINTS (details.balance) with nothing changed; one that would take the balance or the ' +
       'lifetime points past 2,147,483,647 is 409 LOYALTY_BALANCE_LIMIT. Positive points also count towards lifetime ' +
-      "points and the tier. Another company's account is 404 LOYALTY_ACCOUNT_NOT_FOUND. Not idempotent: each call " +
-      `moves points. ${WRITES} (loyalty.account.adjust)`,
+      "points and the tier. Another company's account is 404 LOYALTY_ACCOUNT_NOT_FOUND. Idempotency-Key (optional " +
+      'header, 8 to 128 characters of A-Z a-z 0-9 _ -, else 400 VALIDATION_FAILED), kept per company: a retry with the ' +
+      'same key and body, even while the first call is still running, answers 200 with the adjustment that call made ' +
+      'and moves nothing more; the same key with another body (or account) is 409 IDEMPOTENCY_KEY_REUSED; a refused ' +
+      'adjustment keeps nothing under its key. Without the header every call moves points, so a client that may send ' +
+      `again sends one. ${WRITES} (loyalty.account.adjust)`,
     responses: answers(200, 'The account after the adjustment', Adjusted, CHANGE_REFUSALS),
   },
 });

@@ -25,7 +25,15 @@ import {
   SENSITIVE_ROLES,
 } from './guards.js';
 import { staffRoute } from './staff-route.js';
-import { AccountsQuery, AdjustBody, docs, ProgramBody, RewardBody, TierBody } from './loyalty.openapi.js';
+import {
+  AccountsQuery,
+  AdjustBody,
+  AdjustHeaders,
+  docs,
+  ProgramBody,
+  RewardBody,
+  TierBody,
+} from './loyalty.openapi.js';
 import { requestOrigin } from '../http/request-origin.js';
 
 /**
@@ -92,15 +100,28 @@ function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
     save: (tier, tierId, actor) => saveTier(db, { tierId, tier }, actor),
   });
 
-  staffRoute(surface, manager, {
+  registerAdjustRoute(surface, db);
+}
+
+/**
+ * POST /loyalty/accounts/{id}/adjust with its optional Idempotency-Key header: declared as staffRoute
+ * declares a route (`companyStaff`, the manager guard admitting the caller before any input is
+ * read), on the surface itself, as staffRoute hands a handler no headers.
+ */
+function registerAdjustRoute(surface: Surface, db: AppContext['db']): void {
+  surface.route({
     ...docs.adjustLoyaltyAccount,
+    security: 'companyStaff',
+    admit: manager,
     errorCode: sessionFieldCode,
     method: 'post',
     path: '/loyalty/accounts/{id}/adjust',
     params: IdParams,
     body: AdjustBody,
-    handler: async (ctx, staff, { params, body }) => {
-      ok(ctx, await adjustAccount(db, { accountId: params.id, ...body }, actorOf(ctx, staff)));
+    headers: AdjustHeaders,
+    handler: async (ctx, { params, body, headers }, admitted) => {
+      const input = { accountId: params.id, ...body, idempotencyKey: headers['Idempotency-Key'] };
+      ok(ctx, await adjustAccount(db, input, actorOf(ctx, admitted as StaffPrincipal)));
     },
   });
 }

@@ -17,6 +17,8 @@ import {
   closeTicket,
   openSupportTicket,
   openTicket,
+  storedTicketId,
+  ticketKeyOf,
   type NewTicket,
   type SupportAnswer,
 } from '../../db/writes/support-tickets.js';
@@ -115,18 +117,25 @@ export function closeTicketWith(db: Database, audit: AdminActor, ticketId: strin
 /**
  * A traveller opens a ticket about one of their bookings. `limit` counts the attempt against the
  * traveller's hourly limit once the flag lets it through: a refusal by the flag uses up nothing.
+ * With an Idempotency-Key, a retry whose key holds the ticket its first call opened is answered that
+ * ticket (as it is now) before the flag and the limit, so it opens nothing and uses up none of it;
+ * the same key with another request is 409 IDEMPOTENCY_KEY_REUSED (db/writes/keyed-write.ts).
  */
 export async function openTravellerTicket(
   db: Database,
   platform: PlatformState,
   userId: string,
-  input: { bookingId: string; subject: string; message: string },
+  input: { bookingId: string; subject: string; message: string; idempotencyKey?: string | undefined },
   limit: () => Promise<void>,
 ) {
+  const { idempotencyKey, ...request } = input;
+  const keyed = idempotencyKey === undefined ? null : ticketKeyOf(userId, idempotencyKey, request);
+  const storedId = keyed && (await storedTicketId(db, keyed));
+  if (storedId) return ownTicket(db, userId, storedId);
   await requireFeature(platform, 'support.traveller_tickets');
   await limit();
-  const id = await openTicket(db, userId, { ...input, priority: 'NORMAL' });
-  return (await travellerTicket(db, userId, id))!;
+  const id = await openTicket(db, userId, { ...request, priority: 'NORMAL' }, keyed);
+  return ownTicket(db, userId, id);
 }
 
 /**

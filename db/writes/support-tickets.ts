@@ -8,6 +8,14 @@ import type { Database, TransactionClient } from '../orm.js';
 import { lockActingAdmin, type AdminActor } from './acting-admin.js';
 import { recordAct, type AuditActor } from './audit.js';
 import { lockActiveTraveller } from './inventory-caps.js';
+import {
+  answeredData,
+  claimKey,
+  keyedRequest,
+  storedKeyAnswer,
+  storeKeyAnswer,
+  type KeyedRequest,
+} from './keyed-write.js';
 import { notFound, subjectOf, type NewTicket, type TicketAuthor } from './support-ticket-subject.js';
 
 /**
@@ -63,13 +71,50 @@ export type { NewTicket, TicketAuthor } from './support-ticket-subject.js';
 
 const authorId = (author: TicketAuthor) => (author.kind === 'TRAVELLER' ? author.userId : author.adminId);
 
-/** A traveller opens a ticket about one of their bookings, with its first message; returns its id. */
-export function openTicket(db: Database, userId: string, input: NewTicket): Promise<string> {
+/** What a traveller asks in a new ticket: the booking, the subject and the first message. */
+type TravellerTicketRequest = Pick<NewTicket, 'bookingId' | 'subject' | 'message'>;
+
+/**
+ * The record a traveller's new ticket is kept under when the request has an Idempotency-Key
+ * (db/writes/keyed-write.ts): per traveller, with the fingerprint of the booking, subject and message.
+ */
+export const ticketKeyOf = (userId: string, key: string, input: TravellerTicketRequest): KeyedRequest =>
+  keyedRequest(`support-ticket:${userId}`, key, {
+    bookingId: input.bookingId,
+    subject: input.subject,
+    message: input.message,
+  });
+
+/**
+ * The id of the ticket a first call with this key and request opened, read before the call's own
+ * checks; null when the key holds none yet. The key used for another request is 409 IDEMPOTENCY_KEY_REUSED.
+ */
+export async function storedTicketId(db: Database, keyed: KeyedRequest): Promise<string | null> {
+  const stored = await storedKeyAnswer(db, keyed, 'support ticket');
+  return stored && answeredData<{ id: string }>(stored).id;
+}
+
+/**
+ * A traveller opens a ticket about one of their bookings, with its first message; returns its id.
+ * With `keyed` (the request's Idempotency-Key) the key is claimed after the traveller's row: a
+ * first call's ticket is its answer (nothing more is opened), else the new ticket's id is stored
+ * under it; a refused ticket keeps nothing under its key.
+ */
+export function openTicket(
+  db: Database,
+  userId: string,
+  input: NewTicket,
+  keyed: KeyedRequest | null = null,
+): Promise<string> {
   return db.transaction(async (sql) => {
     // A traveller's row first: a session of an account that complete-phone merged away while this
     // waited is refused (401), so no ticket lands on a disabled user the survivor cannot see.
     await lockActiveTraveller(sql, userId);
-    return insertTicket(sql, { kind: 'TRAVELLER', userId }, input, null);
+    const stored = keyed && (await claimKey(sql, keyed, 'support ticket'));
+    if (stored) return answeredData<{ id: string }>(stored).id;
+    const id = await insertTicket(sql, { kind: 'TRAVELLER', userId }, input, null);
+    if (keyed) await storeKeyAnswer(sql, keyed, { status: 201, body: { success: true, data: { id } } });
+    return id;
   });
 }
 

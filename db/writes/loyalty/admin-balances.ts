@@ -6,6 +6,7 @@ import { programmeCompany, rewardNotFound, type ProgrammeActor } from './admin-c
 import { refundVoucher, type CancelledVoucher } from './voucher-return.js';
 import { companyTransaction } from '../active-company.js';
 import { recordStaffAudit } from '../audit.js';
+import { answeredData, claimKey, keyedRequest, storeKeyAnswer } from '../keyed-write.js';
 
 /**
  * Points the company moves by hand: a manual adjustment of one account, and the points of unused
@@ -55,6 +56,13 @@ async function lockCompanyAccount(
   return rows[0];
 }
 
+/** What a manual adjustment is asked: the account, the points (negative takes) and the reason. */
+interface AdjustRequest {
+  accountId: string;
+  points: number;
+  reason: string;
+}
+
 /**
  * POST /loyalty/accounts/{id}/adjust: adds (or takes, when negative) points with a reason. Two
  * adjustments of one account take turns on its row lock, so two that would each leave a balance
@@ -62,51 +70,74 @@ async function lockCompanyAccount(
  * A positive adjustment also counts towards lifetime points (and the tier: a tier change at the same
  * moment takes turns with it on the programme row, so the account ends in the tier its lifetime
  * points reach whichever goes first). Audited as loyalty.account.adjust. Runs again on a deadlock.
+ * With an Idempotency-Key (db/writes/keyed-write.ts), claimed per company before the account is
+ * locked: the same key and request again answers the adjustment the first call made and moves
+ * nothing; the same key with another request is 409 IDEMPOTENCY_KEY_REUSED; a refused adjustment
+ * keeps nothing under its key. Without one every call moves points.
  */
 export async function adjustAccount(
   db: Database,
-  input: { accountId: string; points: number; reason: string },
+  input: AdjustRequest & { idempotencyKey?: string | undefined },
   actor: ProgrammeActor,
 ): Promise<Adjustment> {
+  const { idempotencyKey, ...request } = input;
+  const keyed =
+    idempotencyKey === undefined
+      ? null
+      : keyedRequest(`loyalty-adjust:${actor.companyId}`, idempotencyKey, request);
   return withDeadlockRetry(() =>
     companyTransaction(db, programmeCompany(actor), 'share', async (client) => {
-      const account = await lockCompanyAccount(client, actor.companyId, input.accountId);
-      await post(client, account, {
-        accountId: account.id,
-        companyId: account.company_id,
-        kind: 'ADJUST',
-        points: input.points,
-        actorStaffUserId: actor.staffUserId,
-        reason: input.reason,
-      });
-      // The account is locked: the newest entry is the one just written.
-      const { rows } = await client.query<LedgerRow>(
-        `select id, points, balance_after, created_at from loyalty_transactions
-          where account_id = $1 order by created_at desc, id desc limit 1`,
-        [account.id],
-      );
-      const entry = rows[0]!;
-      await recordStaffAudit(
-        client,
-        actor,
-        'loyalty.account.adjust',
-        { kind: 'loyalty_account', id: account.id },
-        { points: input.points, reason: input.reason, balanceAfter: entry.balance_after },
-      );
-      return {
-        account: { id: account.id, balance: account.balance, lifetimePoints: account.lifetime_points },
-        transaction: {
-          id: entry.id,
-          kind: 'ADJUST',
-          points: entry.points,
-          balanceAfter: entry.balance_after,
-          reason: input.reason,
-          actorStaffUserId: actor.staffUserId,
-          createdAt: new Date(entry.created_at).toISOString(),
-        },
-      };
+      const stored = keyed && (await claimKey(client, keyed, 'adjustment'));
+      if (stored) return answeredData<Adjustment>(stored);
+      const adjustment = await adjustLocked(client, request, actor);
+      if (keyed)
+        await storeKeyAnswer(client, keyed, { status: 200, body: { success: true, data: adjustment } });
+      return adjustment;
     }),
   );
+}
+
+/** The adjustment itself, in the caller's transaction: the account locked, the entry posted and audited. */
+async function adjustLocked(
+  client: TransactionClient,
+  input: AdjustRequest,
+  actor: ProgrammeActor,
+): Promise<Adjustment> {
+  const account = await lockCompanyAccount(client, actor.companyId, input.accountId);
+  await post(client, account, {
+    accountId: account.id,
+    companyId: account.company_id,
+    kind: 'ADJUST',
+    points: input.points,
+    actorStaffUserId: actor.staffUserId,
+    reason: input.reason,
+  });
+  // The account is locked: the newest entry is the one just written.
+  const { rows } = await client.query<LedgerRow>(
+    `select id, points, balance_after, created_at from loyalty_transactions
+      where account_id = $1 order by created_at desc, id desc limit 1`,
+    [account.id],
+  );
+  const entry = rows[0]!;
+  await recordStaffAudit(
+    client,
+    actor,
+    'loyalty.account.adjust',
+    { kind: 'loyalty_account', id: account.id },
+    { points: input.points, reason: input.reason, balanceAfter: entry.balance_after },
+  );
+  return {
+    account: { id: account.id, balance: account.balance, lifetimePoints: account.lifetime_points },
+    transaction: {
+      id: entry.id,
+      kind: 'ADJUST',
+      points: entry.points,
+      balanceAfter: entry.balance_after,
+      reason: input.reason,
+      actorStaffUserId: actor.staffUserId,
+      createdAt: new Date(entry.created_at).toISOString(),
+    },
+  };
 }
 
 export interface Withdrawal {

@@ -1,18 +1,18 @@
-import { keyReused, keyVerdict, requestHash } from '../../../domain/idempotency.js';
-import { Refusal } from '../../../domain/refusal.js';
 import type { Database } from '../../orm.js';
 import {
-  findIdempotencyRecord,
-  lockIdempotencyKey,
-  storeIdempotentAnswer,
-  type IdempotencyRecord,
-  type IdempotentAnswer,
-} from '../idempotency.js';
+  answeredData,
+  claimKey,
+  keyedRequest,
+  storedKeyAnswer,
+  storeKeyAnswer,
+  type KeyedRequest,
+} from '../keyed-write.js';
+import type { IdempotentAnswer } from '../idempotency.js';
 import type { Queryable } from './account.js';
 
 /**
  * The optional Idempotency-Key of POST /loyalty/redeem (ARCHITECTURE "Idempotency"): the key is
- * claimed inside the redeem's transaction (db/writes/idempotency.ts) under the traveller's scope,
+ * claimed inside the redeem's transaction (db/writes/keyed-write.ts) under the traveller's scope,
  * with the fingerprint of the request; the voucher made is stored as its answer before the commit.
  * A duplicate in flight waits on the claim and then finds the answer; a refusal rolls the claim
  * back with the rest of the redeem, so nothing is kept for it. A retry whose answer is stored is
@@ -28,11 +28,7 @@ export interface RedeemedVoucher {
   expiresAt: Date;
 }
 
-export interface RedeemRecord {
-  scope: string;
-  key: string;
-  requestHash: string;
-}
+export type RedeemRecord = KeyedRequest;
 
 /** What the claim decided: the voucher a first call made, or the record this call stores its own under. */
 export type RedeemClaim = { replay: RedeemedVoucher } | { record: RedeemRecord };
@@ -45,24 +41,11 @@ interface RedeemRequest {
 }
 
 /** The record a traveller's redeem is kept under: per traveller, with the fingerprint of the request. */
-const redeemRecord = (input: RedeemRequest, key: string): RedeemRecord => ({
-  scope: `loyalty-redeem:${input.userId}`,
-  key,
-  requestHash: requestHash({ companyId: input.companyId, rewardCode: input.rewardCode }),
-});
-
-/**
- * What the record stored under the key decides for this request: its voucher, a refusal (409
- * IDEMPOTENCY_KEY_REUSED) when it was stored with another request, or null when there is no answer yet.
- */
-function storedVoucher(stored: IdempotencyRecord | null, record: RedeemRecord): RedeemedVoucher | null {
-  const verdict = keyVerdict(stored, record.requestHash);
-  if (verdict.kind === 'REUSED') {
-    const { status, code, message } = keyReused('redeem');
-    throw new Refusal(status, code, message);
-  }
-  return verdict.kind === 'REPLAY' ? voucherOf(verdict.answer) : null;
-}
+const redeemRecord = (input: RedeemRequest, key: string): RedeemRecord =>
+  keyedRequest(`loyalty-redeem:${input.userId}`, key, {
+    companyId: input.companyId,
+    rewardCode: input.rewardCode,
+  });
 
 /**
  * The voucher a first call with this key and request made, read before the redeem's checks: the
@@ -74,8 +57,8 @@ export async function storedRedemption(
   input: RedeemRequest,
   key: string,
 ): Promise<RedeemedVoucher | null> {
-  const record = redeemRecord(input, key);
-  return storedVoucher(await findIdempotencyRecord(db, record.scope, record.key), record);
+  const stored = await storedKeyAnswer(db, redeemRecord(input, key), 'redeem');
+  return stored && voucherOf(stored);
 }
 
 /**
@@ -88,9 +71,8 @@ export async function claimRedeemKey(
   key: string,
 ): Promise<RedeemClaim> {
   const record = redeemRecord(input, key);
-  const claimed = await lockIdempotencyKey(client, record.scope, record.key, record.requestHash);
-  const replay = storedVoucher(claimed, record);
-  return replay ? { replay } : { record };
+  const stored = await claimKey(client, record, 'redeem');
+  return stored ? { replay: voucherOf(stored) } : { record };
 }
 
 /** Stores the voucher as the key's answer (201), in the redeem's transaction. */
@@ -99,20 +81,14 @@ export async function storeRedeemAnswer(
   record: RedeemRecord,
   voucher: RedeemedVoucher,
 ): Promise<void> {
-  const answer: IdempotentAnswer = {
+  await storeKeyAnswer(client, record, {
     status: 201,
     body: { success: true, data: { ...voucher, expiresAt: voucher.expiresAt.toISOString() } },
-  };
-  await storeIdempotentAnswer(rowsOf(client), record, answer);
+  });
 }
 
 /** The voucher of a stored answer (only a redeem's success is stored). */
 function voucherOf(answer: IdempotentAnswer): RedeemedVoucher {
-  const stored = (answer.body as { data: Omit<RedeemedVoucher, 'expiresAt'> & { expiresAt: string } }).data;
+  const stored = answeredData<Omit<RedeemedVoucher, 'expiresAt'> & { expiresAt: string }>(answer);
   return { ...stored, expiresAt: new Date(stored.expiresAt) };
 }
-
-/** The transaction's client as storeIdempotentAnswer reads a connection: rows only. */
-const rowsOf = (client: Queryable): Pick<Database, 'query'> => ({
-  query: async <Row>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as Row[],
-});
