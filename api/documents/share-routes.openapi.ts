@@ -57,7 +57,8 @@ export const docs = taggedOperations(['Documents'], {
       'CANCELLATION_CONFIRMATION only); the driver assigned to the booking’s trip (BOOKING_CONFIRMATION and ' +
       'PAYMENT_RECEIPT only; driver app bearer token); ACCOUNTANT none; a platform administrator (SUPPORT ' +
       'included) 403 SHARE_ISSUER_FORBIDDEN; staff and drivers of a suspended company 403 COMPANY_SUSPENDED. ' +
-      'A booking the issuer does not reach is 404 BOOKING_NOT_FOUND; a ' +
+      'A booking the issuer does not reach is 404 BOOKING_NOT_FOUND, also when a driver is taken off the ' +
+      'trip (or the booking moved to another trip) while the share is made; a ' +
       'kind the role may not share is 403 SHARE_KIND_NOT_ALLOWED; a document that cannot be issued now keeps ' +
       'its document errorCode (409/410). The link is valid 5 minutes and for one use; the secret is returned ' +
       'only here and stored only as a hash.',

@@ -14,10 +14,10 @@ import {
 } from '../../domain/document-sharing.js';
 import type { Database } from '../orm.js';
 import { epochMs } from '../queries/document-shares.js';
-import { lockActingMember } from './acting-member.js';
-import { lockActiveCompany } from './active-company.js';
+import { withDeadlockRetry } from '../pg-errors.js';
 import { refuseWhenLate } from './deadline.js';
 import { recordAccess, type DocumentAction } from './documents.js';
+import { lockIssuer } from './share-issuer.js';
 
 /**
  * The transitions of a document share grant. The share-grant workflow runs each one as an activity
@@ -37,18 +37,21 @@ interface LinkExpiryRow {
  * Writes the grant as CREATED; a retry finds the row already there and answers the same. A staff
  * or driver issuer's grant is a write of the company: the issuer was let through when the request
  * arrived (api/auth/share-issuer.ts, api/auth/staff-auth.ts), and the document was rendered since,
- * so the company and the issuer are read again here (lockIssuer) and a suspension, a deactivation
- * or a sign-out committed meanwhile refuses the grant (403 COMPANY_SUSPENDED, 401
- * INVALID_CREDENTIAL, 403 ROLE_NOT_ALLOWED), nothing written. A traveller's share of their own
+ * so the company and the issuer are read again here (lockIssuer, db/writes/share-issuer.ts) and a
+ * suspension, a deactivation or a sign-out committed meanwhile refuses the grant (403
+ * COMPANY_SUSPENDED, 401 INVALID_CREDENTIAL, 403 ROLE_NOT_ALLOWED), as does a driver's trip
+ * re-planned with another driver (404 BOOKING_NOT_FOUND), nothing written. A traveller's share of their own
  * booking is not the company's, and is written as it comes.
  */
 export async function openGrant(db: Database, input: ShareGrantInput): Promise<OpenResult> {
-  return db.transaction(async (client) => {
-    const written = await linkExpiry(client, input.grantId);
-    if (written !== null) return opened(input, written);
-    if (input.issuer.kind !== 'TRAVELLER') await lockIssuer(client, input);
-    return opened(input, await insertGrant(client, input));
-  });
+  return withDeadlockRetry(() =>
+    db.transaction(async (client) => {
+      const written = await linkExpiry(client, input.grantId);
+      if (written !== null) return opened(input, written);
+      if (input.issuer.kind !== 'TRAVELLER') await lockIssuer(client, input);
+      return opened(input, await insertGrant(client, input));
+    }),
+  );
 }
 
 const opened = (input: ShareGrantInput, linkExpiresAt: number): OpenResult => ({
@@ -62,21 +65,6 @@ async function linkExpiry(client: PoolClient, grantId: string): Promise<number |
     [grantId],
   );
   return rows[0]?.link_expires_at ?? null;
-}
-
-/**
- * The issuer's company, ACTIVE (lockActiveCompany), and their session and membership (lockActingMember;
- * absent in the inputs of grants opened before it was carried), held FOR SHARE until the grant is
- * written, so a suspension or deactivation either committed before and is seen, or waits for the
- * grant. The booking row is taken first, as the grant's insert would take it (key share): a write of
- * the booking in flight is waited for before the company row is held, so a suspension never waits
- * behind it. No deadlock with that order: a suspension locks no booking after the company row, and
- * the writes that lock a booking after it hold the company FOR SHARE too, which this does not wait for.
- */
-async function lockIssuer(client: PoolClient, input: ShareGrantInput): Promise<void> {
-  await client.query(`select 1 from bookings where id = $1 for key share`, [input.bookingId]);
-  await lockActiveCompany(client, input.companyId, 'share');
-  if (input.member) await lockActingMember(client, input.companyId, input.member);
 }
 
 async function insertGrant(client: PoolClient, input: ShareGrantInput): Promise<number> {

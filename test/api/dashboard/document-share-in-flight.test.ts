@@ -9,6 +9,11 @@ import {
 import type { TestApp } from '../../support/harness.js';
 import { useTestApp } from '../../support/harness.js';
 import { staffSession } from '../../support/journey-rows.js';
+import { createBooking } from '../../support/bookings.js';
+import { atDamascus, createBus, futureDay } from '../../support/factories.js';
+import { mobileTraveller } from '../../support/journeys.js';
+import { createDriver } from '../../support/operations.js';
+import { dashboard, planningWorld } from '../../support/planning.js';
 import { signedOutWhileWriting, suspendedWhileWriting } from '../../support/suspension.js';
 
 /**
@@ -17,7 +22,9 @@ import { signedOutWhileWriting, suspendedWhileWriting } from '../../support/susp
  * drivers neither issue nor revoke document shares; deactivation and sign-out end a session at
  * once): a suspension, deactivation or sign-out committed while the share waited is refused as the
  * next request would be, and no grant is written. A traveller's share of their own booking is no
- * write of the company and is issued all the same.
+ * write of the company and is issued all the same. A driver reaches a booking only while they drive
+ * its trip (README "Trips": a re-plan with another driver ends the previous one's access to the
+ * trip), so their assignment is read again too.
  */
 
 const shareBody = (bookingId: string) => ({
@@ -98,4 +105,66 @@ describe('POST /dashboard/api/document-shares: the company and the issuer are ch
     expect(response.status, response.text).toBe(201);
     expect(await grantsOf(app, bookingId)).toEqual([{ issuer_kind: 'TRAVELLER', status: 'CREATED' }]);
   });
+});
+
+/**
+ * A trip planned through the dashboard with a driver, a traveller's booking on it, another driver of
+ * the company, and the dispatcher's re-plan of the trip with a given driver (or none).
+ */
+async function drivenBooking(app: TestApp) {
+  const world = await planningWorld(app);
+  const driver = await createDriver(app, world.companyId);
+  const otherDriver = await createDriver(app, world.companyId);
+  const bus = await createBus(app.db, world.companyId);
+  const plan = (driverId: string | null) => ({
+    route_id: world.routeId,
+    bus_id: bus.id,
+    driver_id: driverId,
+    pickup_stop_id: world.originStop.id,
+    departure_at: atDamascus(futureDay(30), '08:00').toISOString(),
+    price_base: 30_000,
+  });
+  const planned = await dashboard(app, world.sessions.OWNER, 'POST', '/trips', plan(driver.staffUserId));
+  expect(planned.status, planned.text).toBe(201);
+  const tripId = planned.body.data.id as string;
+  const booking = await createBooking(app, await mobileTraveller(app), { tripId, seatNumbers: ['1'] });
+  const replan = (driverId: string | null) =>
+    dashboard(app, world.sessions.DISPATCHER, 'POST', '/trips', { ...plan(driverId), trip_id: tripId });
+  return { driver, otherDriver, tripId, bookingId: booking.id, replan };
+}
+
+/** The driver app's share (POST /api/document-shares with the company session as a bearer token). */
+const driverShare = (app: TestApp, headers: Record<string, string>, bookingId: string) =>
+  app.request('/api/document-shares', { method: 'POST', headers, json: shareBody(bookingId) });
+
+describe('POST /api/document-shares: a driver’s assignment to the trip is checked when the grant is written', () => {
+  const app = useTestApp(NO_SHARE_IP_LIMIT);
+
+  it.each([{ to: 'another driver' }, { to: 'no driver' }])(
+    'a driver whose trip is re-planned with $to while the share waits for its booking is 404 BOOKING_NOT_FOUND; no grant',
+    async ({ to }) => {
+      const { driver, otherDriver, tripId, bookingId, replan } = await drivenBooking(app);
+      const nextDriverId = to === 'another driver' ? otherDriver.staffUserId : null;
+
+      // The share has passed its checks and rendered; its grant waits for the booking row.
+      const held = await holdLock(app.db, `select id from bookings where id = '${bookingId}' for update`);
+      const sharing = driverShare(app, driver.writeHeaders, bookingId);
+      await waitersOf(app.db, held.pid);
+      const replanned = await replan(nextDriverId);
+      expect(replanned.status, replanned.text).toBe(200);
+      await held.release();
+
+      const refused = await sharing;
+      expect([refused.status, refused.body?.errorCode], refused.text).toEqual([404, 'BOOKING_NOT_FOUND']);
+      expect(await grantsOf(app, bookingId)).toEqual([]);
+      const trip = await app.db.query(`select driver_id from trips where id = $1`, [tripId]);
+      expect(trip).toEqual([{ driver_id: nextDriverId }]);
+      if (nextDriverId) {
+        // The trip's driver now shares the same booking.
+        const shared = await driverShare(app, otherDriver.writeHeaders, bookingId);
+        expect(shared.status, shared.text).toBe(201);
+        expect(await grantsOf(app, bookingId)).toEqual([{ issuer_kind: 'DRIVER', status: 'CREATED' }]);
+      }
+    },
+  );
 });
