@@ -42,7 +42,10 @@ export interface ShiftOpening {
 
 /** ADJUST: one documented movement of cash into or out of the open shift's till. */
 export interface ShiftMovement {
-  /** Made by the API: the movement's id and the Update's id, so a retry records it once. */
+  /**
+   * Made by the API (from the company and its Idempotency-Key when one is sent): the movement's id
+   * and its Update's id's prefix, so a retry under the key records it once.
+   */
   movementId: string;
   /** Who records it (recorded_by), checked again in the step's transaction. */
   actor: ActingMember;

@@ -31,7 +31,9 @@ export function keyVerdict<Answer>(record: KeyRecord<Answer> | null, hash: strin
 }
 
 /** A key already used for another request of the same call (`what`): 409 IDEMPOTENCY_KEY_REUSED. */
-export function keyReused(what: 'confirm' | 'quote' | 'redeem' | 'adjustment' | 'support ticket') {
+export function keyReused(
+  what: 'confirm' | 'quote' | 'redeem' | 'adjustment' | 'support ticket' | 'cash adjustment',
+) {
   return {
     status: 409,
     code: 'IDEMPOTENCY_KEY_REUSED',

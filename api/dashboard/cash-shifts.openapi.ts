@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorResponses, Pagination, PrintedProse, Uuid } from '../http/schemas.js';
 import { answers, taggedOperations } from '../http/operation-docs.js';
+import { idempotencyKeyHeaders } from '../http/idempotency-key.js';
 import {
   DateTimeText as Instant,
   IdText as Id,
@@ -54,6 +55,15 @@ export const ShiftCommand = z
       .strict(),
   ])
   .meta({ id: 'CashShiftCommand' });
+
+/**
+ * The command route's optional Idempotency-Key header: an ADJUST sent again after its answer was
+ * lost names the attempt here, so its movement is recorded once.
+ */
+export const ShiftCommandHeaders = idempotencyKeyHeaders(
+  'client-chosen key, read by ADJUST and kept per company: the same ADJUST again under it answers the shift its ' +
+    'movement was recorded in (200) instead of recording the movement twice',
+);
 
 const Shift = z
   .object({
@@ -139,8 +149,16 @@ export const docs = taggedOperations(TAGS, {
       '409 CASH_SHIFT_NOT_OPEN. Clients should send shift_id (data.current.id of GET) with ADJUST and CLOSE: when another ' +
       'shift is open by the time the step is written (the named one closed and the next opened meanwhile) it is 409 ' +
       'CASH_SHIFT_CHANGED with details.current_shift_id, nothing written; without shift_id the step goes to whichever ' +
-      'shift is open. A CLOSE of a shift already closed is answered 200 with that close only when it repeats it (same ' +
-      'member, declared_amount and note); any other is 409 CASH_SHIFT_NOT_OPEN and the recorded close stands. A shift open longer than CASH_SHIFT_MAX_HOURS (24) is marked overdue (ProcessStatus OVERDUE ' +
+      'shift is open. A CLOSE that repeats a recorded close (same member, declared_amount and note: a CLOSE sent again ' +
+      'after its answer was lost) is answered 200 with that close, nothing written: with shift_id, the close of that ' +
+      'shift, also once the next shift opened; without, the close of the company’s latest shift while no shift is open ' +
+      '(an open shift is closed by it). Any other CLOSE of a closed shift is 409 CASH_SHIFT_NOT_OPEN (or ' +
+      'CASH_SHIFT_CHANGED) and the recorded close stands. Idempotency-Key (optional header, 8 to 128 characters of ' +
+      'A-Z a-z 0-9 _ -, else 400 VALIDATION_FAILED; read by ADJUST only): keys are kept per company, and the same ' +
+      'ADJUST sent again under its key (same member, direction, amount and reason, and shift_id if sent), even at the ' +
+      'same moment, is answered 200 with the shift its movement was recorded in, as it stands, and records nothing ' +
+      'more, also once that shift closed; another ADJUST under the key is 409 IDEMPOTENCY_KEY_REUSED, nothing written. ' +
+      'A refused ADJUST records nothing under its key; without the header every ADJUST records a movement. A shift open longer than CASH_SHIFT_MAX_HOURS (24) is marked overdue (ProcessStatus OVERDUE ' +
       'in the Temporal UI) and never closed automatically. Active company (403 COMPANY_SUSPENDED), checked when the request ' +
       'arrives and again in the step’s transaction: a suspension committed while the step waited refuses it and nothing is ' +
       'written (a refused OPEN opens no shift; ADJUST and CLOSE leave the shift as it was). The member is judged as they ' +
@@ -149,7 +167,8 @@ export const docs = taggedOperations(TAGS, {
       '20 s of the request or writes nothing, and the request waits 25 s for it: a step held up past that (e.g. by a ' +
       'lock) is 503 CASH_SHIFT_UNAVAILABLE and writes nothing (no shift opened, no movement recorded, the shift not ' +
       'closed). A 503 can also mean Temporal did not answer, after a step that may have been made: read the shift ' +
-      '(GET) before sending the same command again. ' +
+      '(GET) before sending the same command again (an ADJUST under its Idempotency-Key and a CLOSE with its shift_id ' +
+      'may be sent again as they were). ' +
       `CSRF header. ${WHO}`,
     responses: {
       200: { description: 'ADJUST or CLOSE done', schema: ShiftResponse },

@@ -1,11 +1,12 @@
 import type { AppContext } from '../app.js';
+import type { StaffPrincipal } from '../auth/staff-session.js';
 import { requestOrigin } from '../http/request-origin.js';
 import { createdOrOk } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
 import { IdParams } from '../http/schemas.js';
 import { cashShiftClient } from '../temporal/cash-shift-client.js';
 import { commandShift, shiftCsv, shiftDetail, shiftOverview } from '../use-cases/cash-shifts.js';
-import { docs, ShiftCommand, ShiftsQuery } from './cash-shifts.openapi.js';
+import { docs, ShiftCommand, ShiftCommandHeaders, ShiftsQuery } from './cash-shifts.openapi.js';
 import { actingMember, managerRead, managerWrite, MANAGEMENT_ROLES } from './guards.js';
 import { companyRecordRoute, staffRoute } from './staff-route.js';
 
@@ -36,17 +37,23 @@ export function registerCashShiftRoutes(surface: Surface, context: AppContext): 
     },
   });
 
-  staffRoute(surface, managerWrite, {
+  // staffRoute's declaration, written out: a guarded route declares no headers.
+  surface.route({
     ...docs.commandCashShift,
     method: 'post',
     path: '/payments/cash-shifts',
+    security: 'companyStaff',
+    admit: managerWrite,
     body: ShiftCommand,
-    handler: async (ctx, staff, { body }) => {
+    headers: ShiftCommandHeaders,
+    handler: async (ctx, { body, headers }, admitted) => {
+      const staff = admitted as StaffPrincipal;
       const actor = actingMember(staff, MANAGEMENT_ROLES);
       const shift = await commandShift(
         deps,
         { companyId: staff.companyId, actor, origin: requestOrigin(ctx) },
         body,
+        headers['Idempotency-Key'],
       );
       createdOrOk(ctx, body.action === 'OPEN', shift);
     },

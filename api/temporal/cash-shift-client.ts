@@ -100,8 +100,14 @@ export function cashShiftClient(temporal: Client, config: Pick<Config, 'TEMPORAL
       return start(input, `resume:${input.shiftId}:${randomUUID()}`);
     },
 
+    /**
+     * The Update id is the call's own: a run keeps each Update's outcome, a refusal included, and
+     * answers it to any Update of that id, so a movement id sent again (an ADJUST repeated under its
+     * Idempotency-Key after a 409 or a 503) would get that refusal whatever the shift holds now. The
+     * movement id makes the step once: adjustShift answers a movement already recorded.
+     */
     adjust(companyId: string, request: AdjustRequest): Promise<CashShiftSummary> {
-      const updateId = `adjust:${request.movementId}`;
+      const updateId = `adjust:${request.movementId}:${randomUUID()}`;
       const step = { ...request, stepBy: stepDeadline() };
       return inTime(shifts.update(workflowIds.cashShift(companyId), adjustShiftUpdate, step, updateId));
     },

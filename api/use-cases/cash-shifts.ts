@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Config } from '../../config/index.js';
 import {
   findCompanyShift,
@@ -9,18 +9,21 @@ import {
   type ShiftMovementRow,
 } from '../../db/queries/cash-shifts.js';
 import type { Database } from '../../db/orm.js';
+import { recordedMovement } from '../../db/writes/cash-shifts.js';
 import {
   isOverdue,
   repeatsClose,
   type CashShiftSummary,
   type MovementDirection,
   type ShiftClosing,
+  type ShiftMovement,
   type ShiftStepOrigin,
 } from '../../domain/cash-shift.js';
 import type { ActingMember } from '../../domain/company-actor.js';
 import { Refusal } from '../http/errors.js';
 import type { CashShiftClient } from '../temporal/cash-shift-client.js';
 import { iso } from '../../db/row-fields.js';
+import { keyReused } from '../../domain/idempotency.js';
 
 /** Cash shifts for the dashboard: reads from the database, steps through the shift's workflow. */
 export interface CashShiftDeps {
@@ -96,15 +99,18 @@ export type ShiftCommand =
   | { action: 'ADJUST'; direction: MovementDirection; amount: number; reason: string; shift_id?: string }
   | { action: 'CLOSE'; declared_amount: number; note?: string; shift_id?: string };
 
+type ShiftStaff = { companyId: string; actor: ActingMember; origin: ShiftStepOrigin };
+
 /**
  * One step of the company's shift workflow by `staff.actor` (checked again in the step's
  * transaction), sent from `staff.origin` (its audit row's IP and request id); the answer is the
- * shift after it.
+ * shift after it. `idempotencyKey` (the Idempotency-Key header) is read by ADJUST only.
  */
 export async function commandShift(
   deps: CashShiftDeps,
-  staff: { companyId: string; actor: ActingMember; origin: ShiftStepOrigin },
+  staff: ShiftStaff,
   command: ShiftCommand,
+  idempotencyKey?: string,
 ) {
   const { actor, origin } = staff;
   let shift: CashShiftSummary;
@@ -121,16 +127,7 @@ export async function commandShift(
       origin,
     });
   } else if (command.action === 'ADJUST') {
-    const request = {
-      movementId: randomUUID(),
-      actor,
-      direction: command.direction,
-      amount: command.amount,
-      reason: command.reason,
-      ...named(command.shift_id),
-      origin,
-    };
-    shift = await resumingOnce(deps, staff, () => deps.workflow.adjust(staff.companyId, request));
+    shift = await adjusting(deps, staff, command, idempotencyKey);
   } else {
     const request = {
       actor,
@@ -149,10 +146,81 @@ export async function commandShift(
 /** The shift a step names (checked in its transaction, db/writes/cash-shifts.ts); absent, none. */
 const named = (shiftId: string | undefined) => (shiftId ? { namedShiftId: shiftId } : {});
 
+type AdjustCommand = Extract<ShiftCommand, { action: 'ADJUST' }>;
+
 /**
- * A CLOSE refused CASH_SHIFT_NOT_OPEN (its shift's process ended with the close) that names the
- * shift it counted and repeats that shift's close (a CLOSE sent again after its answer was lost):
- * answered with that close, as the process would have answered it. Anything else keeps its refusal.
+ * ADJUST. Its movement id is the Update's id and the movement row's (adjustShift answers a
+ * movement already recorded): random, or with an Idempotency-Key the key's id in the company, so
+ * the same ADJUST sent again after its answer was lost finds its movement and records none.
+ */
+async function adjusting(
+  deps: CashShiftDeps,
+  staff: ShiftStaff,
+  command: AdjustCommand,
+  key: string | undefined,
+): Promise<CashShiftSummary> {
+  const request: ShiftMovement = {
+    movementId: key ? keyedMovementId(staff.companyId, key) : randomUUID(),
+    actor: staff.actor,
+    direction: command.direction,
+    amount: command.amount,
+    reason: command.reason,
+    ...named(command.shift_id),
+    origin: staff.origin,
+  };
+  const send = () => resumingOnce(deps, staff, () => deps.workflow.adjust(staff.companyId, request));
+  if (!key) return send();
+  const recorded = await keyedMovementShift(deps, staff.companyId, request);
+  if (recorded) return recorded;
+  const shift = await send();
+  // Sent at the same moment as another body under the key: Temporal answers both with the first.
+  await keyedMovementShift(deps, staff.companyId, request);
+  return shift;
+}
+
+/** The movement id of an ADJUST under Idempotency-Key `key` in the company: a UUID of their SHA-256. */
+function keyedMovementId(companyId: string, key: string): string {
+  const hex = createHash('sha256').update(`cash-shift-adjust:${companyId}:${key}`).digest('hex');
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+const adjustKeyReused = () => {
+  const { status, code, message } = keyReused('cash adjustment');
+  return new Refusal(status, code, message);
+};
+
+/**
+ * The shift the keyed ADJUST's movement was recorded in, as it stands, when that movement is this
+ * request's (same member, direction, amount and reason, and the shift it names if it names one);
+ * undefined when none is recorded. Any other movement under the key is 409 IDEMPOTENCY_KEY_REUSED.
+ */
+async function keyedMovementShift(
+  deps: CashShiftDeps,
+  companyId: string,
+  step: ShiftMovement,
+): Promise<CashShiftSummary | undefined> {
+  const movement = await recordedMovement(deps.db, step.movementId);
+  if (!movement) return undefined;
+  const same =
+    movement.company_id === companyId &&
+    movement.kind === 'ADJUSTMENT' &&
+    movement.recorded_by === step.actor.staffUserId &&
+    movement.direction === step.direction &&
+    movement.amount === step.amount &&
+    movement.reason === step.reason &&
+    (!step.namedShiftId || step.namedShiftId === movement.shift_id);
+  if (!same) throw adjustKeyReused();
+  return findCompanyShift(deps.db, companyId, movement.shift_id);
+}
+
+/**
+ * A refused CLOSE that repeats a recorded close (repeatsClose: same member, count and note), sent
+ * again after its answer was lost: answered with that close, as the process answered it, nothing
+ * written. Naming its shift, that shift's close, refused CASH_SHIFT_NOT_OPEN (its process ended
+ * with the close) or CASH_SHIFT_CHANGED (the next shift opened since); naming none, refused
+ * CASH_SHIFT_NOT_OPEN, the close of the company's latest shift (none opened since: one that is
+ * open takes the CLOSE). Anything else keeps its refusal.
  */
 async function closedBefore(
   deps: CashShiftDeps,
@@ -160,12 +228,24 @@ async function closedBefore(
   close: ShiftClosing,
   refusal: unknown,
 ): Promise<CashShiftSummary> {
-  if (!(refusal instanceof Refusal) || refusal.code !== 'CASH_SHIFT_NOT_OPEN' || !close.namedShiftId) {
-    throw refusal;
-  }
-  const shift = await findCompanyShift(deps.db, companyId, close.namedShiftId);
-  if (!repeatsClose(shift, close, close.namedShiftId)) throw refusal;
-  return shift!;
+  if (!(refusal instanceof Refusal)) throw refusal;
+  const shift = await repeatedClose(deps, companyId, close, refusal.code);
+  if (!shift) throw refusal;
+  return shift;
+}
+
+async function repeatedClose(
+  deps: CashShiftDeps,
+  companyId: string,
+  close: ShiftClosing,
+  code: string,
+): Promise<CashShiftSummary | undefined> {
+  const shiftId = close.namedShiftId;
+  if (code !== 'CASH_SHIFT_NOT_OPEN' && (code !== 'CASH_SHIFT_CHANGED' || !shiftId)) return undefined;
+  const shift = shiftId
+    ? await findCompanyShift(deps.db, companyId, shiftId)
+    : (await listShifts(deps.db, companyId, { limit: 1, offset: 0 })).shifts[0];
+  return shift && repeatsClose(shift, close, shift.id) ? shift : undefined;
 }
 
 /**
