@@ -86,7 +86,10 @@ const JourneySchema = z
     arrival_at: Instant,
     duration_minutes: z.int(),
     transfers: z.union([z.literal(0), z.literal(1)]),
-    total_price: z.number(),
+    total_price: z.number().meta({
+      description:
+        "one traveller's standard fare over the legs, whatever `passengers` is (the quote prices the party)",
+    }),
     currency: z.string(),
     free_seats: z.int().meta({ description: 'the smallest free seat count over the legs' }),
     legs: z.array(JourneyLegSchema),
@@ -237,7 +240,10 @@ const QuoteResponse = successWith(
       expiresAt: z.int().meta({ description: 'Unix epoch seconds' }),
       party_size: z.int(),
       currency: z.string(),
-      total_price: z.number(),
+      total_price: z.number().meta({
+        description:
+          "the whole party's: each assigned seat at its own class's fare, the others at their resource's (SEAT standard, VIP_SEAT VIP)",
+      }),
       legs: z.array(QuotedLegSchema),
     })
     .meta({ id: 'JourneyQuote' }),
