@@ -4,7 +4,8 @@ import { stopIdentityColumns } from './stop-identity.js';
 
 /**
  * The journey search statement (db/queries/search.ts runs it): its text per shape of search, built
- * once and sent as a named prepared statement.
+ * once and sent as a named prepared statement. A little over 400 lines, kept in one module: its
+ * parts are the CTEs of one statement, which name one another, and read best in their order.
  */
 
 /** A search end's kind: a whole city (any public stop of it) or one stop. */
