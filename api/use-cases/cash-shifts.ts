@@ -3,13 +3,13 @@ import type { Config } from '../../config/index.js';
 import {
   findCompanyShift,
   listShifts,
+  recordedMovement,
   readOpenShift,
   readShiftLines,
   type ShiftCollectionRow,
   type ShiftMovementRow,
 } from '../../db/queries/cash-shifts.js';
 import type { Database } from '../../db/orm.js';
-import { recordedMovement } from '../../db/writes/cash-shifts.js';
 import {
   isOverdue,
   repeatsClose,

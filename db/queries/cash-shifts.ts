@@ -167,3 +167,27 @@ export async function readShiftLines(
   ]);
   return { movements, collections };
 }
+
+/** A movement as recorded, by id: what an ADJUST sent again under its Idempotency-Key is compared with. */
+export interface RecordedMovement {
+  shift_id: string;
+  company_id: string;
+  kind: 'ADJUSTMENT' | 'REFUND';
+  direction: 'IN' | 'OUT';
+  amount: number;
+  reason: string;
+  recorded_by: string;
+}
+
+/** The movement `movementId`, if recorded (an ADJUST's id comes from the API, see adjustShift). */
+export async function recordedMovement(
+  db: Database,
+  movementId: string,
+): Promise<RecordedMovement | undefined> {
+  const [row] = await db.query<RecordedMovement>(
+    `select shift_id, company_id, kind, direction, amount::float8 as amount, reason, recorded_by
+       from cash_shift_movements where id = $1`,
+    [movementId],
+  );
+  return row;
+}

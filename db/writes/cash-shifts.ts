@@ -135,30 +135,6 @@ export interface AdjustShiftInput extends ShiftMovement {
   shiftId: string;
 }
 
-/** A movement as recorded, by id: what an ADJUST sent again under its Idempotency-Key is compared with. */
-export interface RecordedMovement {
-  shift_id: string;
-  company_id: string;
-  kind: 'ADJUSTMENT' | 'REFUND';
-  direction: 'IN' | 'OUT';
-  amount: number;
-  reason: string;
-  recorded_by: string;
-}
-
-/** The movement `movementId`, if recorded (an ADJUST's id comes from the API, see adjustShift). */
-export async function recordedMovement(
-  db: Database,
-  movementId: string,
-): Promise<RecordedMovement | undefined> {
-  const [row] = await db.query<RecordedMovement>(
-    `select shift_id, company_id, kind, direction, amount::float8 as amount, reason, recorded_by
-       from cash_shift_movements where id = $1`,
-    [movementId],
-  );
-  return row;
-}
-
 /** ADJUST: one documented movement; taking out more than the till should hold is refused. */
 export async function adjustShift(db: Database, input: AdjustShiftInput): Promise<CashShiftSummary> {
   const recorded = await db.query(`select 1 from cash_shift_movements where id = $1`, [input.movementId]);
