@@ -1,5 +1,4 @@
 import type { AppContext } from '../app.js';
-import type { StaffPrincipal } from '../auth/staff-session.js';
 import { requestOrigin } from '../http/request-origin.js';
 import { createdOrOk } from '../http/respond.js';
 import type { Surface } from '../http/route.js';
@@ -37,17 +36,13 @@ export function registerCashShiftRoutes(surface: Surface, context: AppContext): 
     },
   });
 
-  // staffRoute's declaration, written out: a guarded route declares no headers.
-  surface.route({
+  staffRoute(surface, managerWrite, {
     ...docs.commandCashShift,
     method: 'post',
     path: '/payments/cash-shifts',
-    security: 'companyStaff',
-    admit: managerWrite,
     body: ShiftCommand,
     headers: ShiftCommandHeaders,
-    handler: async (ctx, { body, headers }, admitted) => {
-      const staff = admitted as StaffPrincipal;
+    handler: async (ctx, staff, { body, headers }) => {
       const actor = actingMember(staff, MANAGEMENT_ROLES);
       const shift = await commandShift(
         deps,

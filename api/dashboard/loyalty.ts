@@ -100,28 +100,17 @@ function registerProgrammeRoutes(surface: Surface, { db }: AppContext): void {
     save: (tier, tierId, actor) => saveTier(db, { tierId, tier }, actor),
   });
 
-  registerAdjustRoute(surface, db);
-}
-
-/**
- * POST /loyalty/accounts/{id}/adjust with its optional Idempotency-Key header: declared as staffRoute
- * declares a route (`companyStaff`, the manager guard admitting the caller before any input is
- * read), on the surface itself, as staffRoute hands a handler no headers.
- */
-function registerAdjustRoute(surface: Surface, db: AppContext['db']): void {
-  surface.route({
+  staffRoute(surface, manager, {
     ...docs.adjustLoyaltyAccount,
-    security: 'companyStaff',
-    admit: manager,
     errorCode: sessionFieldCode,
     method: 'post',
     path: '/loyalty/accounts/{id}/adjust',
     params: IdParams,
     body: AdjustBody,
     headers: AdjustHeaders,
-    handler: async (ctx, { params, body, headers }, admitted) => {
+    handler: async (ctx, staff, { params, body, headers }) => {
       const input = { accountId: params.id, ...body, idempotencyKey: headers['Idempotency-Key'] };
-      ok(ctx, await adjustAccount(db, input, actorOf(ctx, admitted as StaffPrincipal)));
+      ok(ctx, await adjustAccount(db, input, actorOf(ctx, staff)));
     },
   });
 }

@@ -12,15 +12,19 @@ import type { Infer, RouteSpec, Security, Surface } from './route.js';
  */
 export type GuardOf<Principal> = (ctx: Context) => Principal | Promise<Principal>;
 
-type Input<P, Q, B> = { params: Infer<P>; query: Infer<Q>; body: Infer<B> };
+type Input<P, Q, B, H> = { params: Infer<P>; query: Infer<Q>; body: Infer<B>; headers: Infer<H> };
+
+/** A route's request-headers schema (Idempotency-Key); undefined where the route reads none. */
+type HeaderPart = z.ZodObject | undefined;
 
 export type GuardedRouteSpec<
   Principal,
   P extends z.ZodType | undefined,
   Q extends z.ZodType | undefined,
   B extends z.ZodType | undefined,
-> = Omit<RouteSpec<P, Q, B>, 'security' | 'handler'> & {
-  handler: (ctx: Context, principal: Principal, input: Input<P, Q, B>) => Promise<void>;
+  H extends HeaderPart = undefined,
+> = Omit<RouteSpec<P, Q, B, H>, 'security' | 'handler'> & {
+  handler: (ctx: Context, principal: Principal, input: Input<P, Q, B, H>) => Promise<void>;
 };
 
 /** A `security` route whose handler gets the principal `guard` let through. */
@@ -29,14 +33,15 @@ export function guardedRoute<
   P extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
+  H extends HeaderPart = undefined,
 >(
   surface: Surface,
   security: Security,
   guard: GuardOf<Principal>,
-  spec: GuardedRouteSpec<Principal, P, Q, B>,
+  spec: GuardedRouteSpec<Principal, P, Q, B, H>,
 ): void {
   const { handler, ...route } = spec;
-  surface.route<P, Q, B>({
+  surface.route<P, Q, B, H>({
     ...route,
     security,
     admit: guard,
@@ -57,9 +62,14 @@ export function guardedRouteDeclarer<Rule, Principal>(
   security: Security,
   admit: (ctx: Context, rule: Rule) => Principal | Promise<Principal>,
 ) {
-  return <P extends Part = undefined, Q extends Part = undefined, B extends Part = undefined>(
+  return <
+    P extends Part = undefined,
+    Q extends Part = undefined,
+    B extends Part = undefined,
+    H extends HeaderPart = undefined,
+  >(
     surface: Surface,
     rule: Rule,
-    spec: GuardedRouteSpec<Principal, P, Q, B>,
+    spec: GuardedRouteSpec<Principal, P, Q, B, H>,
   ): void => guardedRoute(surface, security, (ctx) => admit(ctx, rule), spec);
 }
